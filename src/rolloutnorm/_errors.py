@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: MIT
+"""The one exception type that rolloutnorm raises for bad input."""
+
+from __future__ import annotations
+
+__all__ = ["RolloutNormError"]
+
+
+class RolloutNormError(ValueError):
+    """An argument or configuration value that rolloutnorm cannot use.
+
+    The message starts with what is wrong and names the argument or configuration key,
+    for example ``num_trained_rows must be a positive int, got 0``. It subclasses
+    ``ValueError`` so callers that already catch bad values keep working.
+    """
