@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: MIT
+"""The configuration keys rolloutnorm reads, loaded from YAML into a validated object."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.resources
+import operator
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._loss import PolicyLossConfig
+
+__all__ = ["RolloutNormConfig", "load_config"]
+
+LOSS_MODE = "per_rollout_mean"
+
+_KEYS = {
+    "loss_mode": "actor_rollout_ref.actor.policy_loss.loss_mode",
+    "ppo_mini_batch_size": "actor_rollout_ref.actor.ppo_mini_batch_size",
+    "ppo_epochs": "actor_rollout_ref.actor.ppo_epochs",
+    "clip_ratio_low": "actor_rollout_ref.actor.clip_ratio_low",
+    "clip_ratio_high": "actor_rollout_ref.actor.clip_ratio_high",
+    "clip_ratio_c": "actor_rollout_ref.actor.clip_ratio_c",
+    "rollout_n": "actor_rollout_ref.rollout.n",
+    "max_ppo_update_times": "rolloutnorm.max_ppo_update_times",
+    "retention_seed": "rolloutnorm.retention_seed",
+}
+_FIELD_BY_KEY = {key: field for field, key in _KEYS.items()}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RolloutNormConfig:
+    """The validated values of the configuration keys rolloutnorm reads.
+
+    Build it with `load_config`; derive variants with `replace`. Every field is checked on
+    construction, and an error names the YAML key (``actor_rollout_ref.rollout.n``), not
+    the field.
+
+    Attributes:
+        loss_mode: ``actor_rollout_ref.actor.policy_loss.loss_mode``; only
+            ``per_rollout_mean``, the loss this package implements.
+        ppo_mini_batch_size: ``actor_rollout_ref.actor.ppo_mini_batch_size``, in prompts.
+        ppo_epochs: ``actor_rollout_ref.actor.ppo_epochs``, passes over the trained rows.
+        clip_ratio_low: ``actor_rollout_ref.actor.clip_ratio_low``.
+        clip_ratio_high: ``actor_rollout_ref.actor.clip_ratio_high``.
+        clip_ratio_c: ``actor_rollout_ref.actor.clip_ratio_c``, the dual-clip bound.
+        rollout_n: ``actor_rollout_ref.rollout.n``, rollouts sampled per prompt.
+        max_ppo_update_times: ``rolloutnorm.max_ppo_update_times``, the cap on mini-batch
+            updates per epoch, or ``None`` for none.
+        retention_seed: ``rolloutnorm.retention_seed``, the seed of the random row drops.
+    """
+
+    loss_mode: str
+    ppo_mini_batch_size: int
+    ppo_epochs: int
+    clip_ratio_low: float
+    clip_ratio_high: float
+    clip_ratio_c: float
+    rollout_n: int
+    max_ppo_update_times: int | None
+    retention_seed: int
+
+    def __post_init__(self) -> None:
+        if self.loss_mode != LOSS_MODE:
+            msg = f"{_KEYS['loss_mode']} must be {LOSS_MODE!r}, got {self.loss_mode!r}"
+            raise RolloutNormError(msg)
+        for field in ("ppo_mini_batch_size", "ppo_epochs", "rollout_n", "retention_seed"):
+            object.__setattr__(self, field, _check_int(field, getattr(self, field)))
+        if self.max_ppo_update_times is not None:
+            value = _check_int("max_ppo_update_times", self.max_ppo_update_times)
+            object.__setattr__(self, "max_ppo_update_times", value)
+        for field in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                msg = f"{_KEYS[field]} must be a number, got {type(value).__name__} {value!r}"
+                raise RolloutNormError(msg)
+            object.__setattr__(self, field, float(value))
+        try:
+            self.policy_loss_config()
+        except RolloutNormError as error:
+            msg = f"actor_rollout_ref.actor.{error}"
+            raise RolloutNormError(msg) from None
+
+    @property
+    def mini_batch_size(self) -> int:
+        """Rows per PPO mini-batch: ``ppo_mini_batch_size * rollout.n``."""
+        return self.ppo_mini_batch_size * self.rollout_n
+
+    def policy_loss_config(self, *, dp_size: int = 1) -> PolicyLossConfig:
+        """The clip ratios of this configuration with a data-parallel size, for the loss.
+
+        Args:
+            dp_size: The number of data-parallel ranks.
+
+        Returns:
+            The loss configuration.
+        """
+        return PolicyLossConfig(
+            clip_ratio_low=self.clip_ratio_low,
+            clip_ratio_high=self.clip_ratio_high,
+            clip_ratio_c=self.clip_ratio_c,
+            dp_size=dp_size,
+        )
+
+    def replace(self, **changes: Any) -> RolloutNormConfig:
+        """A copy with some fields changed, validated like the original.
+
+        Args:
+            **changes: New values by field name.
+
+        Returns:
+            The new configuration.
+        """
+        return dataclasses.replace(self, **changes)
+
+
+def load_config(
+    path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None
+) -> RolloutNormConfig:
+    """Load the packaged defaults, then a user's YAML file, then overrides, and validate.
+
+    Args:
+        path: A YAML file setting any subset of the keys in the packaged ``config.yaml``.
+        overrides: Values by dotted key (``{"actor_rollout_ref.rollout.n": 4}``), applied last.
+
+    Returns:
+        The validated configuration.
+
+    Raises:
+        RolloutNormError: If the file is missing or not YAML, a key is unknown, or a value
+            has the wrong type or range; the message names the key.
+
+    Examples:
+        >>> config = load_config(overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 4})
+        >>> config.mini_batch_size, config.max_ppo_update_times
+        (4, None)
+    """
+    text = importlib.resources.files("rolloutnorm").joinpath("config.yaml").read_text("utf-8")
+    values = _flatten(yaml.safe_load(text), source="config.yaml")
+    if path is not None:
+        values.update(_flatten(_read_yaml(Path(path)), source=str(path)))
+    for key, value in (overrides or {}).items():
+        _field(key, source="overrides")
+        values[key] = value
+    return RolloutNormConfig(**{_FIELD_BY_KEY[key]: value for key, value in values.items()})
+
+
+def _read_yaml(path: Path) -> object:
+    try:
+        return yaml.safe_load(path.read_text("utf-8"))
+    except OSError as error:
+        msg = f"path cannot be read: {path}: {error.strerror}"
+        raise RolloutNormError(msg) from None
+    except yaml.YAMLError as error:
+        msg = f"path is not valid YAML: {path}: {error}"
+        raise RolloutNormError(msg) from None
+
+
+def _flatten(tree: object, *, source: str, prefix: str = "") -> dict[str, Any]:
+    if tree is None and not prefix:
+        return {}
+    if not isinstance(tree, Mapping):
+        msg = f"{prefix.rstrip('.') or 'the top level'} in {source} must be a mapping"
+        raise RolloutNormError(msg)
+    values: dict[str, Any] = {}
+    for name, value in tree.items():
+        key = f"{prefix}{name}"
+        if key in _FIELD_BY_KEY:
+            values[key] = value
+        elif isinstance(value, Mapping) and any(k.startswith(f"{key}.") for k in _FIELD_BY_KEY):
+            values.update(_flatten(value, source=source, prefix=f"{key}."))
+        else:
+            _field(key, source=source)
+    return values
+
+
+def _field(key: str, *, source: str) -> str:
+    if key not in _FIELD_BY_KEY:
+        known = ", ".join(_KEYS.values())
+        msg = f"{key} in {source} is not a key rolloutnorm reads; known keys: {known}"
+        raise RolloutNormError(msg)
+    return _FIELD_BY_KEY[key]
+
+
+def _check_int(field: str, value: object) -> int:
+    minimum = 0 if field == "retention_seed" else 1
+    kind = "positive" if minimum == 1 else "non-negative"
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        number = None
+    if number is None or number < minimum:
+        msg = f"{_KEYS[field]} must be a {kind} int, got {value!r}"
+        raise RolloutNormError(msg)
+    return number

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: MIT
+"""The per-rollout-mean clipped PPO policy loss, a masked sum over already-normalized advantages."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from rolloutnorm._errors import RolloutNormError
+
+__all__ = ["PolicyLossConfig", "compute_policy_loss_per_rollout_mean"]
+
+_LOSS_AGG_MODES = (
+    "token-mean",
+    "seq-mean-token-sum",
+    "seq-mean-token-mean",
+    "seq-mean-token-sum-norm",
+)
+_MISSING_HINTS = {
+    "clip_ratio_low": "set config.clip_ratio_low or config.clip_ratio",
+    "clip_ratio_high": "set config.clip_ratio_high or config.clip_ratio",
+    "clip_ratio_c": "set config.clip_ratio_c",
+    "dp_size": "set config.dp_size or config.global_batch_info['dp_size']",
+}
+
+
+@dataclass(frozen=True)
+class PolicyLossConfig:
+    """The clip ratios and data-parallel size of the per-rollout-mean policy loss.
+
+    The clip ratios have no defaults here: the packaged ``config.yaml`` owns them.
+
+    Attributes:
+        clip_ratio_low: The ratio is clipped below at ``1 - clip_ratio_low``; in ``[0, 1)``.
+        clip_ratio_high: The ratio is clipped above at ``1 + clip_ratio_high``; at least 0.
+        clip_ratio_c: The dual-clip bound on the loss of negative-advantage tokens, as a
+            multiple of ``-advantage``; greater than 1.
+        dp_size: The number of data-parallel ranks whose gradients are averaged; a positive int.
+
+    Raises:
+        RolloutNormError: If a clip ratio is not a finite number in its range, or ``dp_size`` is
+            not a positive int.
+    """
+
+    clip_ratio_low: float
+    clip_ratio_high: float
+    clip_ratio_c: float
+    dp_size: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c"):
+            value = getattr(self, name)
+            finite = isinstance(value, int | float) and math.isfinite(value)
+            if isinstance(value, bool) or not finite:
+                msg = f"{name} must be a finite number, got {value!r}"
+                raise RolloutNormError(msg)
+        if not 0 <= self.clip_ratio_low < 1:
+            msg = f"clip_ratio_low must be in [0, 1), got {self.clip_ratio_low!r}"
+            raise RolloutNormError(msg)
+        if self.clip_ratio_high < 0:
+            msg = f"clip_ratio_high must be at least 0, got {self.clip_ratio_high!r}"
+            raise RolloutNormError(msg)
+        if self.clip_ratio_c <= 1:
+            msg = f"clip_ratio_c must be greater than 1, got {self.clip_ratio_c!r}"
+            raise RolloutNormError(msg)
+        dp_size = self.dp_size
+        if isinstance(dp_size, bool) or not isinstance(dp_size, int) or dp_size < 1:
+            msg = f"dp_size must be a positive int, got {dp_size!r}"
+            raise RolloutNormError(msg)
+
+
+def _as_config(config: PolicyLossConfig | Any | None) -> PolicyLossConfig:
+    """Return ``config`` as a validated `PolicyLossConfig`, reading a verl-style config by name."""
+    if isinstance(config, PolicyLossConfig):
+        return config
+    if config is None:
+        msg = "config is required: pass a PolicyLossConfig or a verl-style actor config, got None"
+        raise RolloutNormError(msg)
+    fallback = getattr(config, "clip_ratio", None)
+    values = {name: getattr(config, name, None) for name in _MISSING_HINTS}
+    for name in ("clip_ratio_low", "clip_ratio_high"):
+        if values[name] is None:
+            values[name] = fallback
+    if values["dp_size"] is None:
+        info = getattr(config, "global_batch_info", None)
+        values["dp_size"] = (
+            info.get("dp_size") if isinstance(info, Mapping) else getattr(info, "dp_size", None)
+        )
+    for name, value in values.items():
+        if value is None:
+            msg = f"config.{name} is missing: {_MISSING_HINTS[name]}"
+            raise RolloutNormError(msg)
+    return PolicyLossConfig(**values)
+
+
+def _check_inputs(named: dict[str, torch.Tensor]) -> None:
+    """Raise `RolloutNormError` unless the tensors fit together; one host sync for the values."""
+    for name, tensor in named.items():
+        if not isinstance(tensor, torch.Tensor):
+            msg = f"{name} must be a torch.Tensor, got {type(tensor).__name__}"
+            raise RolloutNormError(msg)
+    shape, device = tuple(named["advantages"].shape), named["advantages"].device
+    if len(shape) != 2:
+        msg = f"advantages must be 2-D (rows, tokens), got shape {shape}"
+        raise RolloutNormError(msg)
+    for name, tensor in named.items():
+        if tensor.shape != shape:
+            msg = f"{name} must have the shape of advantages {shape}, got {tuple(tensor.shape)}"
+            raise RolloutNormError(msg)
+        if tensor.device != device:
+            msg = f"{name} must be on the device of advantages {device}, got {tensor.device}"
+            raise RolloutNormError(msg)
+        if name != "response_mask" and not tensor.is_floating_point():
+            msg = f"{name} must have a floating dtype, got {tensor.dtype}"
+            raise RolloutNormError(msg)
+    mask = named["response_mask"]
+    if mask.is_complex():
+        msg = f"response_mask must be bool, integer or floating, got {mask.dtype}"
+        raise RolloutNormError(msg)
+    checks = {
+        f"{name} must be finite, got NaN or inf": torch.isfinite(tensor).all()
+        for name, tensor in named.items()
+        if name != "response_mask"
+    }
+    if mask.dtype != torch.bool:
+        checks["response_mask must contain only 0 and 1, got other values"] = (
+            (mask == 0) | (mask == 1)
+        ).all()
+    for msg, ok in zip(checks, torch.stack(list(checks.values())).tolist(), strict=True):
+        if not ok:
+            raise RolloutNormError(msg)
+
+
+def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The mean of ``values`` weighted by the 0/1 ``mask``, 0 when the mask is all zero."""
+    return ((values.to(mask.dtype) * mask).sum() / mask.sum().clamp_min(1.0)).detach()
+
+
+def compute_policy_loss_per_rollout_mean(
+    old_log_prob: torch.Tensor,
+    log_prob: torch.Tensor,
+    advantages: torch.Tensor,
+    response_mask: torch.Tensor,
+    loss_agg_mode: str = "token-mean",
+    config: PolicyLossConfig | Any | None = None,
+    rollout_is_weights: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """The dual-clip PPO policy loss over advantages already normalized per rollout.
+
+    Each row's advantages must already be divided by
+    ``max(1, rollout_token_count * num_trained_rows)``, so the token losses are summed over
+    the response mask, not averaged, and the sum is multiplied by ``dp_size``: data-parallel
+    ranks average their gradients, and the product turns that average back into the sum over
+    the global trained batch. ``old_log_prob`` is treated as a constant (no gradient).
+
+    Args:
+        old_log_prob: Log probabilities under the behaviour policy, float, ``(rows, tokens)``.
+        log_prob: Log probabilities under the current policy, float, shape of ``advantages``.
+        advantages: Per-token advantages, already normalized per rollout, float, 2-D.
+        response_mask: 1 for trained tokens and 0 elsewhere (bool, integer or floating).
+        loss_agg_mode: One of verl's aggregation modes, accepted only so that the loss fits
+            verl's policy-loss registry. The aggregation of this mode does not depend on it.
+        config: A `PolicyLossConfig`, or a verl-style actor config with ``clip_ratio_low`` and
+            ``clip_ratio_high`` (each falling back to ``clip_ratio``), ``clip_ratio_c``, and
+            ``dp_size`` or ``global_batch_info["dp_size"]``.
+        rollout_is_weights: Optional per-token importance weights multiplying the token losses,
+            float, shape of ``advantages``.
+
+    Returns:
+        The 0-d loss, and detached 0-d metrics ``pg_clipfrac``, ``ppo_kl`` and
+        ``pg_clipfrac_lower``, each a mean over the response mask (0 when it is empty).
+
+    Raises:
+        RolloutNormError: If ``loss_agg_mode`` is not a known mode, ``config`` is missing or
+            invalid, or a tensor is not 2-D, has another shape, device or dtype than
+            ``advantages`` allows, holds NaN or inf, or ``response_mask`` holds values other
+            than 0 and 1.
+    """
+    if not isinstance(loss_agg_mode, str):
+        msg = f"loss_agg_mode must be a str, got {type(loss_agg_mode).__name__}"
+        raise RolloutNormError(msg)
+    if loss_agg_mode not in _LOSS_AGG_MODES:
+        msg = f"loss_agg_mode must be one of {_LOSS_AGG_MODES}, got {loss_agg_mode!r}"
+        raise RolloutNormError(msg)
+    cfg = _as_config(config)
+    named = {
+        "old_log_prob": old_log_prob,
+        "log_prob": log_prob,
+        "advantages": advantages,
+        "response_mask": response_mask,
+    }
+    if rollout_is_weights is not None:
+        named["rollout_is_weights"] = rollout_is_weights
+    _check_inputs(named)
+
+    negative_approx_kl = torch.clamp(log_prob - old_log_prob.detach(), min=-20.0, max=20.0)
+    ratio = torch.exp(negative_approx_kl)
+    pg_losses1 = -advantages * ratio
+    pg_losses2 = -advantages * torch.clamp(ratio, 1 - cfg.clip_ratio_low, 1 + cfg.clip_ratio_high)
+    clip1 = torch.maximum(pg_losses1, pg_losses2)
+    pg_losses3 = -advantages * cfg.clip_ratio_c
+    clip2 = torch.minimum(pg_losses3, clip1)
+    negative = advantages < 0
+    pg_losses = torch.where(negative, clip2, clip1)
+    if rollout_is_weights is not None:
+        pg_losses = pg_losses * rollout_is_weights
+    pg_loss = (pg_losses * response_mask.to(pg_losses.dtype)).sum() * cfg.dp_size
+
+    with torch.no_grad():
+        # bf16 cannot count tokens exactly; the metrics accumulate in at least float32.
+        mask = response_mask.to(torch.promote_types(pg_losses.dtype, torch.float32))
+        metrics = {
+            "pg_clipfrac": _masked_mean(pg_losses2 > pg_losses1, mask),
+            "ppo_kl": _masked_mean(-negative_approx_kl, mask),
+            "pg_clipfrac_lower": _masked_mean((clip1 > pg_losses3) & negative, mask),
+        }
+    return pg_loss, metrics

@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: MIT
+"""The per-rollout normalization of advantages: the division the docs describe."""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import torch
+
+from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._ids import RolloutIds, encode_rollout_ids
+
+__all__ = ["normalize_advantages_by_rollout"]
+
+
+def normalize_advantages_by_rollout(
+    advantages: torch.Tensor,
+    response_mask: torch.Tensor,
+    rollout_ids: RolloutIds,
+    *,
+    num_trained_rows: int,
+) -> torch.Tensor:
+    """Divide every row's advantages by its rollout's token count times the trained row count.
+
+    For a row of rollout ``r`` the divisor is
+    ``max(1, rollout_token_count(r) * num_trained_rows)``, with two operands:
+
+    - `rollout_token_count`: the response tokens (``response_mask`` summed over the
+      token axis) of all rows in this batch whose rollout id is ``r``. A rollout
+      split into several rows (one per turn, say) is counted once, over all its rows.
+    - `num_trained_rows`: the number of rows trained in this step, that is the rows
+      left after marked drops, the floor to whole PPO mini-batches and the
+      ``max_ppo_update_times`` cap. It counts rows, not rollouts: the caller passes
+      the length of the retained batch.
+
+    With unit advantages, the rows of every rollout together carry normalized token
+    mass exactly ``1 / num_trained_rows``, however many rows or tokens it has, and
+    the batch carries ``num_rollouts / num_trained_rows``. Nothing guarantees that
+    a rollout with more rows gets proportionally more PPO updates in return: rows
+    are consumed once per epoch, floored to whole mini-batches and capped.
+
+    Token counts are exact integers whatever the dtype of ``advantages``; the
+    division runs in float32 (float64 for float64 input), and the result keeps
+    the dtype and device of ``advantages``. Validation costs a constant number of
+    host synchronizations, never one per row.
+
+    Args:
+        advantages: Float tensor of shape ``(rows, tokens)``. Non-finite values are
+            rejected anywhere, padding included: a NaN poisons a masked sum, since
+            ``NaN * 0`` is NaN.
+        response_mask: Tensor of the same shape holding only 0 and 1 (bool, integer
+            or floating dtype); 1 marks a response token.
+        rollout_ids: One id per row (list, tuple, numpy array of str, int or
+            objects, or a 1-D integer tensor); rows with equal ids belong to one
+            rollout. Ids must be hashable and all of one kind (all str, all int...).
+        num_trained_rows: Rows trained in this step, at least the number of rows
+            passed (the rows passed are part of the trained batch, never more).
+
+    Returns:
+        The normalized advantages, same shape, dtype and device as ``advantages``.
+
+    Raises:
+        RolloutNormError: If an argument is malformed; the message names it.
+
+    Examples:
+        Rollout ``"a"`` is split over two rows, ``"b"`` has one; three rows are trained:
+
+        >>> import torch
+        >>> mask = torch.tensor([[1, 1, 0], [1, 0, 0], [1, 1, 1]])
+        >>> normalize_advantages_by_rollout(
+        ...     torch.ones(3, 3), mask, ["a", "a", "b"], num_trained_rows=3
+        ... ) * mask
+        tensor([[0.1111, 0.1111, 0.0000],
+                [0.1111, 0.0000, 0.0000],
+                [0.1111, 0.1111, 0.1111]])
+    """
+    num_rows = _check_batch(advantages, response_mask)
+    num_trained_rows = _check_num_trained_rows(num_trained_rows, num_rows)
+    codes, num_codes = encode_rollout_ids(rollout_ids, num_rows=num_rows, device=advantages.device)
+    row_tokens, mask_checks = _count_row_tokens(response_mask)
+
+    tokens_per_rollout = torch.zeros(num_codes, dtype=torch.int64, device=advantages.device)
+    tokens_per_rollout.index_add_(0, codes, row_tokens)
+    rollout_token_count = tokens_per_rollout[codes]
+    divisor = torch.clamp(rollout_token_count * num_trained_rows, min=1)
+
+    opmath = torch.float64 if advantages.dtype == torch.float64 else torch.float32
+    normalized = advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1)
+    _raise_on_bad_values(advantages, mask_checks)
+    return normalized.to(advantages.dtype)
+
+
+def _check_batch(advantages: torch.Tensor, response_mask: torch.Tensor) -> int:
+    if not isinstance(advantages, torch.Tensor):
+        msg = f"advantages must be a torch.Tensor, got {type(advantages).__name__}"
+        raise RolloutNormError(msg)
+    if not isinstance(response_mask, torch.Tensor):
+        msg = f"response_mask must be a torch.Tensor, got {type(response_mask).__name__}"
+        raise RolloutNormError(msg)
+    if advantages.ndim != 2:
+        msg = f"advantages must be 2-D (rows, tokens), got shape {tuple(advantages.shape)}"
+        raise RolloutNormError(msg)
+    if not advantages.dtype.is_floating_point:
+        msg = f"advantages must have a floating dtype, got {advantages.dtype}"
+        raise RolloutNormError(msg)
+    if response_mask.shape != advantages.shape:
+        msg = (
+            f"response_mask must have the shape of advantages {tuple(advantages.shape)}, "
+            f"got {tuple(response_mask.shape)}"
+        )
+        raise RolloutNormError(msg)
+    if response_mask.device != advantages.device:
+        msg = (
+            f"response_mask must be on the device of advantages ({advantages.device}), "
+            f"got {response_mask.device}"
+        )
+        raise RolloutNormError(msg)
+    if response_mask.dtype.is_complex:
+        msg = f"response_mask must hold 0 and 1, got dtype {response_mask.dtype}"
+        raise RolloutNormError(msg)
+    if advantages.shape[0] == 0:
+        msg = "advantages must hold at least one row, got an empty batch"
+        raise RolloutNormError(msg)
+    return advantages.shape[0]
+
+
+def _check_num_trained_rows(num_trained_rows: object, num_rows: int) -> int:
+    if isinstance(num_trained_rows, bool):
+        msg = f"num_trained_rows must be a positive int, got bool {num_trained_rows!r}"
+        raise RolloutNormError(msg)
+    try:
+        count = operator.index(num_trained_rows)  # type: ignore[arg-type]
+    except TypeError:
+        msg = (
+            "num_trained_rows must be a positive int, "
+            f"got {type(num_trained_rows).__name__} {num_trained_rows!r}"
+        )
+        raise RolloutNormError(msg) from None
+    if count <= 0:
+        msg = f"num_trained_rows must be a positive int, got {count}"
+        raise RolloutNormError(msg)
+    if count < num_rows:
+        msg = (
+            f"num_trained_rows must count every row passed: got {count} for a batch of "
+            f"{num_rows} rows (pass the length of the retained batch)"
+        )
+        raise RolloutNormError(msg)
+    return count
+
+
+def _count_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """Sum each row's tokens exactly, returning the scalars that prove the mask is 0/1."""
+    if response_mask.dtype == torch.bool:
+        return response_mask.sum(-1), []
+    if not response_mask.dtype.is_floating_point:
+        low, high = torch.aminmax(response_mask)
+        return response_mask.sum(-1), [low.double(), high.double()]
+    low, high = torch.aminmax(response_mask)
+    row_tokens = response_mask.sum(-1, dtype=torch.float64)
+    # In [0, 1], the sum equals the count of nonzeros only if every nonzero is exactly 1.
+    surplus = torch.count_nonzero(response_mask).double() - row_tokens.sum()
+    return row_tokens.to(torch.int64), [low.double(), high.double(), surplus]
+
+
+def _raise_on_bad_values(advantages: torch.Tensor, mask_checks: list[torch.Tensor]) -> None:
+    """Check the mask and the advantages with one host synchronization."""
+    # A sum is finite only if every term is; one reduction costs far less than isfinite().
+    total = advantages.sum(dtype=torch.float64 if advantages.dtype == torch.float64 else None)
+    *mask_values, total_value = torch.stack([*mask_checks, total.double()]).tolist()
+    if mask_values:
+        low, high, *surplus = mask_values
+        if low < 0 or high > 1 or any(surplus):
+            detail = f"values in [{low:g}, {high:g}]" if low < 0 or high > 1 else "fractions"
+            msg = f"response_mask must hold only 0 and 1, got {detail}"
+            raise RolloutNormError(msg)
+    if math.isfinite(total_value):
+        return
+    bad = (~torch.isfinite(advantages)).nonzero()
+    if bad.shape[0] == 0:
+        return  # the sum overflowed, every value is finite
+    row, token = bad[0].tolist()
+    msg = (
+        f"advantages must be finite everywhere, padding included: {bad.shape[0]} "
+        f"non-finite values, the first at row {row}, token {token}"
+    )
+    raise RolloutNormError(msg)

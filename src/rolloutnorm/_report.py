@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+"""How much normalized token mass each rollout carries: the quantity the docs reason about."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable
+from fractions import Fraction
+
+import torch
+
+from rolloutnorm._ids import RolloutIds
+from rolloutnorm._normalize import normalize_advantages_by_rollout
+
+__all__ = ["MassReport", "RolloutMass", "rollout_mass_report"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RolloutMass:
+    """One rollout's share of a normalized batch.
+
+    Attributes:
+        rollout_id: The rollout's id.
+        rows: How many rows of the batch belong to it.
+        tokens: Its response tokens over all those rows (its `rollout_token_count`).
+        mass: The sum of its normalized unit advantages over its response tokens.
+    """
+
+    rollout_id: Hashable
+    rows: int
+    tokens: int
+    mass: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MassReport:
+    """The normalized token mass of every rollout in a trained batch.
+
+    ``str(report)`` prints one line per rollout (id, rows, tokens, mass as a fraction
+    and a decimal) and a last line with the batch total.
+
+    Attributes:
+        rollouts: One entry per rollout, in order of first appearance.
+        num_trained_rows: The `num_trained_rows` the batch was normalized with.
+    """
+
+    rollouts: tuple[RolloutMass, ...]
+    num_trained_rows: int
+
+    @property
+    def batch_mass(self) -> float:
+        """The mass of the whole batch: ``num_rollouts / num_trained_rows`` if none is empty."""
+        return sum(rollout.mass for rollout in self.rollouts)
+
+    def masses(self) -> dict[Hashable, float]:
+        """Every rollout's mass by id.
+
+        Returns:
+            The masses, in order of first appearance.
+        """
+        return {rollout.rollout_id: rollout.mass for rollout in self.rollouts}
+
+    def __str__(self) -> str:
+        width = max(7, *(len(str(rollout.rollout_id)) for rollout in self.rollouts))
+        lines = [f"{'rollout':<{width}}  rows  tokens  mass"]
+        lines += [
+            f"{rollout.rollout_id!s:<{width}}  {rollout.rows:>4}  {rollout.tokens:>6}  "
+            f"{_fraction(rollout.mass)}"
+            for rollout in self.rollouts
+        ]
+        lines.append(
+            f"batch: {len(self.rollouts)} rollouts over {self.num_trained_rows} trained rows, "
+            f"mass {_fraction(self.batch_mass)}"
+        )
+        return "\n".join(lines)
+
+
+def rollout_mass_report(
+    response_mask: torch.Tensor, rollout_ids: RolloutIds, *, num_trained_rows: int
+) -> MassReport:
+    """Normalize unit advantages and sum each rollout's share over its response tokens.
+
+    Args:
+        response_mask: The trained rows' response mask, ``(rows, tokens)``, 0 and 1.
+        rollout_ids: One id per row.
+        num_trained_rows: Rows trained in the step, as for `normalize_advantages_by_rollout`.
+
+    Returns:
+        The report, computed in float64 through the real normalization.
+
+    Raises:
+        RolloutNormError: If an argument is malformed, as in the normalization.
+
+    Examples:
+        >>> mask = torch.ones(3, 4)
+        >>> print(rollout_mass_report(mask, ["a", "a", "b"], num_trained_rows=3))
+        rollout  rows  tokens  mass
+        a           2       8  1/3 (0.3333)
+        b           1       4  1/3 (0.3333)
+        batch: 2 rollouts over 3 trained rows, mass 2/3 (0.6667)
+    """
+    ones = torch.ones(response_mask.shape, dtype=torch.float64, device=response_mask.device)
+    normalized = normalize_advantages_by_rollout(
+        ones, response_mask, rollout_ids, num_trained_rows=num_trained_rows
+    )
+    row_mass = (normalized * response_mask.to(torch.float64)).sum(-1).tolist()
+    row_tokens = response_mask.to(torch.int64).sum(-1).tolist()
+    ids = rollout_ids.tolist() if hasattr(rollout_ids, "tolist") else list(rollout_ids)
+    totals: dict[Hashable, list[float]] = {}
+    for rollout_id, tokens, mass in zip(ids, row_tokens, row_mass, strict=True):
+        entry = totals.setdefault(rollout_id, [0, 0, 0.0])
+        entry[0] += 1
+        entry[1] += tokens
+        entry[2] += mass
+    rollouts = tuple(
+        RolloutMass(rollout_id, rows, tokens, mass)
+        for rollout_id, (rows, tokens, mass) in totals.items()
+    )
+    return MassReport(rollouts=rollouts, num_trained_rows=num_trained_rows)
+
+
+def _fraction(value: float) -> str:
+    return f"{Fraction(value).limit_denominator(10_000)} ({value:.4f})"

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: MIT
+"""Which rollout rows a PPO update trains on, and how many (`num_trained_rows`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+import types
+from collections.abc import Hashable, Mapping, Sequence
+
+import numpy as np
+
+from rolloutnorm._errors import RolloutNormError
+
+__all__ = ["RetentionPlan", "plan_retention"]
+
+_REASONS = ("marked", "mini_batch_floor", "max_ppo_update_times")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RetentionPlan:
+    """The rows one PPO update trains on, with the count dropped for each reason.
+
+    A plan with no kept rows is valid: it says that fewer candidates than one mini-batch
+    remained, and the caller decides to skip the step.
+
+    ``str(plan)`` is one line in exactly this format (wrapped here)::
+
+        RetentionPlan: 10 rows -> 8 trained (marked 1, mini_batch_floor 1,
+        max_ppo_update_times 0), 2 update units per epoch
+
+    the numbers being ``num_rows``, ``num_trained_rows``, the three ``dropped`` counts and
+    ``update_units_per_epoch``.
+
+    Attributes:
+        kept_indices: Original indices of the trained rows, ascending.
+        num_rows: How many rows the rollout batch held before retention.
+        mini_batch_size: Rows per PPO mini-batch (``ppo_mini_batch_size * rollout.n``).
+        max_ppo_update_times: Cap on mini-batch updates per epoch, or ``None`` for no cap.
+        dropped: Rows dropped per reason, read-only, with exactly the keys ``"marked"``,
+            ``"mini_batch_floor"`` and ``"max_ppo_update_times"``.
+        dropped_from_same_reward_groups: How many of the floor and cap drops were taken from
+            groups whose rows all share one reward.
+    """
+
+    kept_indices: tuple[int, ...]
+    num_rows: int
+    mini_batch_size: int
+    max_ppo_update_times: int | None
+    dropped: Mapping[str, int]
+    dropped_from_same_reward_groups: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kept_indices", tuple(self.kept_indices))
+        object.__setattr__(self, "dropped", types.MappingProxyType(dict(self.dropped)))
+
+    @property
+    def num_trained_rows(self) -> int:
+        """The number of rows trained on, the divisor of the per-rollout normalization."""
+        return len(self.kept_indices)
+
+    @property
+    def update_units_per_epoch(self) -> int:
+        """The PPO mini-batch updates per epoch: ``num_trained_rows // mini_batch_size``."""
+        return self.num_trained_rows // self.mini_batch_size
+
+    @property
+    def dropped_indices(self) -> tuple[int, ...]:
+        """Original indices of the rows not trained on, ascending."""
+        mask = np.ones(self.num_rows, dtype=bool)
+        mask[list(self.kept_indices)] = False
+        return tuple(np.flatnonzero(mask).tolist())
+
+    def __str__(self) -> str:
+        reasons = ", ".join(f"{reason} {self.dropped[reason]}" for reason in _REASONS)
+        return (
+            f"RetentionPlan: {self.num_rows} rows -> {self.num_trained_rows} trained "
+            f"({reasons}), {self.update_units_per_epoch} update units per epoch"
+        )
+
+
+def _as_int(value: object, name: str, *, minimum: int) -> int:
+    """Return ``value`` as an int of at least ``minimum``, accepting numpy ints but not bools."""
+    kind = "positive" if minimum == 1 else "non-negative"
+    try:
+        # Bools are ints to Python, but a flag passed as a count is a caller's mistake.
+        number = None if isinstance(value, bool | np.bool_) else operator.index(value)
+    except TypeError:
+        number = None
+    if number is None:
+        msg = f"{name} must be a {kind} int, got {value!r}"
+        raise RolloutNormError(msg)
+    if number < minimum:
+        msg = f"{name} must be a {kind} int, got {number}"
+        raise RolloutNormError(msg)
+    return number
+
+
+def _as_row_array(values: object, name: str, num_rows: int) -> np.ndarray:
+    """Return ``values`` as a 1-D array of ``num_rows`` entries."""
+    try:
+        if name == "group_ids" and not isinstance(values, np.ndarray):
+            # np.asarray would read tuple ids as a second dimension.
+            array = np.empty(len(values), dtype=object)
+            for row, value in enumerate(values):
+                array[row] = value
+        else:
+            array = np.asarray(values)
+    except (TypeError, ValueError):
+        msg = f"{name} must be a sequence with one entry per row ({num_rows})"
+        raise RolloutNormError(msg) from None
+    if array.ndim != 1 or array.shape[0] != num_rows:
+        msg = f"{name} must be 1-D with one entry per row ({num_rows}), got shape {array.shape}"
+        raise RolloutNormError(msg)
+    return array
+
+
+def plan_retention(
+    num_rows: int,
+    *,
+    mini_batch_size: int,
+    max_ppo_update_times: int | None = None,
+    drop: Sequence[bool] | np.ndarray | None = None,
+    group_ids: Sequence[Hashable] | np.ndarray | None = None,
+    rewards: Sequence[float] | np.ndarray | None = None,
+    seed: int = 0,
+) -> RetentionPlan:
+    """Decide which rows a PPO update trains on.
+
+    Marked rows go first (``"marked"``). The remaining candidates are floored to a whole
+    number of mini-batches (``"mini_batch_floor"``), then capped at
+    ``mini_batch_size * max_ppo_update_times`` rows (``"max_ppo_update_times"``). These
+    counts depend only on the sizes; which candidates go is chosen at random, first among
+    rows of same-reward groups (groups whose candidate rows all share one reward, a lone
+    row included, carry no GRPO signal), then among the other candidates. Fewer candidates
+    than one mini-batch give a plan with ``num_trained_rows == 0``.
+
+    Args:
+        num_rows: Rows in the rollout batch, a non-negative int.
+        mini_batch_size: Rows per PPO mini-batch, ``ppo_mini_batch_size * rollout.n``.
+        max_ppo_update_times: Cap on mini-batch updates per epoch, or ``None`` for no cap.
+        drop: Per row, whether it is marked for dropping (overlong, failed): booleans, or
+            the ints 0 and 1. ``None`` marks no row.
+        group_ids: Per row, the hashable prompt or GRPO group id. Needs ``rewards``.
+        rewards: Per row, the finite sequence-level reward. Needs ``group_ids``.
+        seed: Non-negative seed for ``numpy.random.default_rng``; one seed, one plan.
+
+    Returns:
+        The plan, with kept indices ascending.
+
+    Raises:
+        RolloutNormError: If an argument has the wrong type, sign or length, ``drop`` holds
+            something other than booleans, a reward is not a finite number, a group id is
+            unhashable, or only one of ``group_ids`` and ``rewards`` is given.
+    """
+    num_rows = _as_int(num_rows, "num_rows", minimum=0)
+    mini_batch_size = _as_int(mini_batch_size, "mini_batch_size", minimum=1)
+    if max_ppo_update_times is not None:
+        max_ppo_update_times = _as_int(max_ppo_update_times, "max_ppo_update_times", minimum=1)
+    seed = _as_int(seed, "seed", minimum=0)
+    if (group_ids is None) != (rewards is None):
+        given, missing = ("group_ids", "rewards") if rewards is None else ("rewards", "group_ids")
+        msg = f"{missing} is required when {given} is given"
+        raise RolloutNormError(msg)
+
+    marked = np.zeros(num_rows, dtype=bool)
+    if drop is not None:
+        flags = _as_row_array(drop, "drop", num_rows)
+        if flags.size and not (
+            flags.dtype == bool or (flags.dtype.kind in "iu" and np.isin(flags, (0, 1)).all())
+        ):
+            msg = f"drop must hold only booleans or the ints 0 and 1, got dtype {flags.dtype}"
+            raise RolloutNormError(msg)
+        marked = flags.astype(bool)
+    candidates = np.flatnonzero(~marked)
+
+    same_reward = np.zeros(num_rows, dtype=bool)
+    if group_ids is not None and rewards is not None:
+        values = _as_row_array(rewards, "rewards", num_rows)
+        if values.size and (values.dtype.kind not in "biuf" or not np.isfinite(values).all()):
+            msg = "rewards must hold only finite real numbers"
+            raise RolloutNormError(msg)
+        ids = _as_row_array(group_ids, "group_ids", num_rows)
+        codes_by_id: dict[Hashable, int] = {}
+        try:
+            codes = np.array([codes_by_id.setdefault(g, len(codes_by_id)) for g in ids], int)
+        except TypeError:
+            msg = "group_ids must hold only hashable ids"
+            raise RolloutNormError(msg) from None
+        codes, values = codes[candidates], values[candidates].astype(float)
+        low, high = np.full(len(codes_by_id), np.inf), np.full(len(codes_by_id), -np.inf)
+        np.minimum.at(low, codes, values)
+        np.maximum.at(high, codes, values)
+        same_reward[candidates] = (low == high)[codes]
+
+    floor_target = len(candidates) // mini_batch_size * mini_batch_size
+    target = floor_target
+    if max_ppo_update_times is not None:
+        target = min(floor_target, mini_batch_size * max_ppo_update_times)
+    excess = len(candidates) - target
+
+    rng = np.random.default_rng(seed)
+    first_tier = candidates[same_reward[candidates]]
+    second_tier = candidates[~same_reward[candidates]]
+    from_same_reward = min(excess, len(first_tier))
+    keep = ~marked
+    keep[first_tier[rng.choice(len(first_tier), size=from_same_reward, replace=False)]] = False
+    if excess > from_same_reward:
+        size = excess - from_same_reward
+        keep[second_tier[rng.choice(len(second_tier), size=size, replace=False)]] = False
+    kept = np.flatnonzero(keep)
+
+    counts = (num_rows - len(candidates), len(candidates) - floor_target, floor_target - target)
+    return RetentionPlan(
+        kept_indices=tuple(kept.tolist()),
+        num_rows=num_rows,
+        mini_batch_size=mini_batch_size,
+        max_ppo_update_times=max_ppo_update_times,
+        dropped=dict(zip(_REASONS, counts, strict=True)),
+        dropped_from_same_reward_groups=from_same_reward,
+    )

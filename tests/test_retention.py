@@ -1,0 +1,344 @@
+# SPDX-License-Identifier: MIT
+"""Tests for plan_retention: the counts per reason, the tiers, and input validation."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._retention import RetentionPlan, plan_retention
+
+# --- pinned examples -------------------------------------------------------------------------
+
+
+def test_floor_to_whole_mini_batches() -> None:
+    """Ten rows with mini-batch 4 keep 8, drop 2 to the floor and give 2 update units."""
+    plan = plan_retention(10, mini_batch_size=4)
+    assert plan.num_trained_rows == 8
+    assert dict(plan.dropped) == {"marked": 0, "mini_batch_floor": 2, "max_ppo_update_times": 0}
+    assert plan.update_units_per_epoch == 2
+    assert plan.num_rows == 10
+    assert plan.mini_batch_size == 4
+    assert plan.max_ppo_update_times is None
+
+
+def test_marked_row_counts_against_the_floor() -> None:
+    """One marked row of ten leaves 9 candidates: marked 1, floor 1, 8 kept."""
+    plan = plan_retention(10, mini_batch_size=4, drop=[False] * 9 + [True])
+    assert dict(plan.dropped) == {"marked": 1, "mini_batch_floor": 1, "max_ppo_update_times": 0}
+    assert plan.num_trained_rows == 8
+    assert 9 in plan.dropped_indices
+
+
+def test_cap_on_update_times() -> None:
+    """max_ppo_update_times=1 keeps one mini-batch of 4 and drops 4 to the cap."""
+    plan = plan_retention(10, mini_batch_size=4, max_ppo_update_times=1)
+    assert plan.num_trained_rows == 4
+    assert dict(plan.dropped) == {"marked": 0, "mini_batch_floor": 2, "max_ppo_update_times": 4}
+    assert plan.update_units_per_epoch == 1
+
+
+def test_cap_above_the_floor_drops_nothing_more() -> None:
+    """A cap larger than the floored count leaves the max_ppo_update_times count at zero."""
+    plan = plan_retention(10, mini_batch_size=4, max_ppo_update_times=5)
+    assert plan.num_trained_rows == 8
+    assert plan.dropped["max_ppo_update_times"] == 0
+
+
+def test_fewer_rows_than_a_mini_batch_keep_none() -> None:
+    """Three rows with mini-batch 4 give a valid plan with no trained rows."""
+    plan = plan_retention(3, mini_batch_size=4)
+    assert plan.num_trained_rows == 0
+    assert plan.kept_indices == ()
+    assert plan.dropped_indices == (0, 1, 2)
+    assert plan.update_units_per_epoch == 0
+    assert plan.dropped["mini_batch_floor"] == 3
+
+
+def test_no_rows_is_a_valid_plan() -> None:
+    """Zero rows give an empty plan with every count zero."""
+    plan = plan_retention(0, mini_batch_size=4, drop=[], group_ids=[], rewards=[])
+    assert plan.num_trained_rows == 0
+    assert set(plan.dropped.values()) == {0}
+
+
+def test_str_format() -> None:
+    """The str of a plan is the documented one-line summary."""
+    plan = plan_retention(10, mini_batch_size=4, drop=[True] + [False] * 9)
+    assert str(plan) == (
+        "RetentionPlan: 10 rows -> 8 trained (marked 1, mini_batch_floor 1, "
+        "max_ppo_update_times 0), 2 update units per epoch"
+    )
+
+
+def test_plan_is_immutable() -> None:
+    """The plan's fields cannot be reassigned and its dropped mapping is read-only."""
+    plan = plan_retention(10, mini_batch_size=4)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.num_rows = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        plan.dropped["marked"] = 5  # type: ignore[index]
+    assert isinstance(plan.kept_indices, tuple)
+
+
+def test_numpy_inputs_are_accepted() -> None:
+    """Numpy ints, bool arrays, id arrays and reward arrays give the same plan as lists."""
+    drop = [False, True] * 5
+    ids = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    rewards = [0.0, 1.0] * 5
+    from_lists = plan_retention(10, mini_batch_size=3, drop=drop, group_ids=ids, rewards=rewards)
+    from_arrays = plan_retention(
+        np.int64(10),
+        mini_batch_size=np.int32(3),
+        drop=np.array(drop),
+        group_ids=np.array(ids),
+        rewards=np.array(rewards),
+        seed=np.uint8(0),
+    )
+    assert from_arrays == from_lists
+    assert all(type(index) is int for index in from_arrays.kept_indices)
+
+
+def test_drop_accepts_zero_one_ints() -> None:
+    """The drop argument may hold the ints 0 and 1 in place of booleans."""
+    plan = plan_retention(4, mini_batch_size=1, drop=[0, 1, 1, 0])
+    assert plan.kept_indices == (0, 3)
+
+
+def test_tuple_group_ids_are_one_id_per_row() -> None:
+    """Tuples work as group ids and are not read as an extra dimension."""
+    ids = [("a", 0), ("a", 0), ("b", 1), ("b", 1), ("b", 1)]
+    plan = plan_retention(5, mini_batch_size=4, group_ids=ids, rewards=[1, 1, 0, 1, 0])
+    assert plan.dropped_indices in {(0,), (1,)}
+    assert plan.dropped_from_same_reward_groups == 1
+
+
+def test_large_batch() -> None:
+    """A 65,536-row batch with 8,192 groups plans without trouble."""
+    rng = np.random.default_rng(1)
+    n = 65_536
+    plan = plan_retention(
+        n,
+        mini_batch_size=1000,
+        drop=rng.random(n) < 0.05,
+        group_ids=np.arange(n) // 8,
+        rewards=rng.integers(0, 2, n).astype(float),
+    )
+    assert plan.num_trained_rows % 1000 == 0
+    assert plan.num_trained_rows + sum(plan.dropped.values()) == n
+
+
+# --- tiers and seeds -------------------------------------------------------------------------
+
+# Group 0 (rows 0-3) shares one reward; groups 1 and 2 vary.
+_TIER_IDS = [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
+_TIER_REWARDS = [0.5, 0.5, 0.5, 0.5, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_same_reward_rows_go_first(seed: int) -> None:
+    """With fewer drops than same-reward rows, only same-reward rows are dropped."""
+    plan = plan_retention(
+        10, mini_batch_size=4, group_ids=_TIER_IDS, rewards=_TIER_REWARDS, seed=seed
+    )
+    assert len(plan.dropped_indices) == 2
+    assert set(plan.dropped_indices) <= {0, 1, 2, 3}
+    assert plan.dropped_from_same_reward_groups == 2
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_rows_after_the_same_reward_tier(seed: int) -> None:
+    """With more drops than same-reward rows, every same-reward row goes, then others."""
+    plan = plan_retention(
+        10,
+        mini_batch_size=2,
+        max_ppo_update_times=2,
+        group_ids=_TIER_IDS,
+        rewards=_TIER_REWARDS,
+        seed=seed,
+    )
+    assert len(plan.dropped_indices) == 6
+    assert {0, 1, 2, 3} <= set(plan.dropped_indices)
+    assert plan.dropped_from_same_reward_groups == 4
+
+
+def test_random_tier_varies_with_seed() -> None:
+    """Different seeds pick different rows from the random tier."""
+    kwargs = {"mini_batch_size": 4, "max_ppo_update_times": 1}
+    tiers = {"group_ids": _TIER_IDS, "rewards": _TIER_REWARDS}
+    plans = {plan_retention(10, seed=seed, **kwargs, **tiers).kept_indices for seed in range(20)}
+    assert len(plans) > 1
+
+
+def test_same_reward_is_judged_over_candidates() -> None:
+    """A group becomes same-reward once its marked odd-reward row is left out."""
+    kwargs = {"mini_batch_size": 4, "group_ids": [0, 0, 0, 1, 1, 1]}
+    rewards = [1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
+    unmarked = plan_retention(6, rewards=rewards, **kwargs)
+    assert unmarked.dropped_from_same_reward_groups == 0
+    for seed in range(10):
+        marked = plan_retention(6, rewards=rewards, drop=[0, 0, 1, 0, 0, 0], seed=seed, **kwargs)
+        assert marked.dropped_from_same_reward_groups == 1
+        assert marked.dropped_indices in {(0, 2), (1, 2)}
+
+
+def test_without_groups_every_drop_is_random() -> None:
+    """Without group_ids and rewards no drop is counted as a same-reward drop."""
+    plan = plan_retention(10, mini_batch_size=4)
+    assert plan.dropped_from_same_reward_groups == 0
+
+
+def test_same_seed_same_plan() -> None:
+    """Two calls with the same inputs and seed give equal plans."""
+    kwargs = {"mini_batch_size": 3, "group_ids": _TIER_IDS, "rewards": _TIER_REWARDS}
+    assert plan_retention(10, seed=7, **kwargs) == plan_retention(10, seed=7, **kwargs)
+
+
+# --- properties ------------------------------------------------------------------------------
+
+
+@st.composite
+def _inputs(draw: st.DrawFn) -> dict[str, object]:
+    num_rows = draw(st.integers(0, 40))
+    rows = st.lists(st.booleans(), min_size=num_rows, max_size=num_rows)
+    kwargs: dict[str, object] = {
+        "num_rows": num_rows,
+        "mini_batch_size": draw(st.integers(1, 8)),
+        "max_ppo_update_times": draw(st.none() | st.integers(1, 5)),
+        "seed": draw(st.integers(0, 2**32)),
+    }
+    if draw(st.booleans()):
+        kwargs["drop"] = draw(rows)
+    if draw(st.booleans()):
+        ids = st.integers(0, 6)
+        kwargs["group_ids"] = draw(st.lists(ids, min_size=num_rows, max_size=num_rows))
+        reward = st.sampled_from([0.0, 1.0]) | st.floats(-2, 2)
+        kwargs["rewards"] = draw(st.lists(reward, min_size=num_rows, max_size=num_rows))
+    return kwargs
+
+
+def _same_reward_candidates(kwargs: dict[str, object]) -> set[int]:
+    """The candidate rows of groups whose candidates all share one reward, by brute force."""
+    drop = kwargs.get("drop") or [False] * kwargs["num_rows"]  # type: ignore[operator]
+    if "group_ids" not in kwargs:
+        return set()
+    by_group: defaultdict[object, list[int]] = defaultdict(list)
+    for row, group in enumerate(kwargs["group_ids"]):  # type: ignore[arg-type]
+        if not drop[row]:
+            by_group[group].append(row)
+    rewards = kwargs["rewards"]
+    return {
+        row
+        for rows in by_group.values()
+        if len({rewards[row] for row in rows}) == 1  # type: ignore[index]
+        for row in rows
+    }
+
+
+@settings(deadline=None, max_examples=200)
+@given(_inputs())
+def test_plan_invariants(kwargs: dict[str, object]) -> None:
+    """Kept rows fill whole mini-batches under the cap, skip marked rows and stay sorted."""
+    plan = plan_retention(**kwargs)  # type: ignore[arg-type]
+    mbs, cap = plan.mini_batch_size, plan.max_ppo_update_times
+    kept = plan.kept_indices
+    assert plan.num_trained_rows % mbs == 0
+    if cap is not None:
+        assert plan.num_trained_rows <= mbs * cap
+    assert list(kept) == sorted(set(kept))
+    drop = kwargs.get("drop") or [False] * plan.num_rows  # type: ignore[operator]
+    assert not any(drop[row] for row in kept)  # type: ignore[index]
+    candidates = plan.num_rows - sum(drop)  # type: ignore[arg-type]
+    floor = candidates // mbs * mbs
+    target = floor if cap is None else min(floor, mbs * cap)
+    assert plan.num_trained_rows == target
+    assert dict(plan.dropped) == {
+        "marked": plan.num_rows - candidates,
+        "mini_batch_floor": candidates - floor,
+        "max_ppo_update_times": floor - target,
+    }
+
+
+@settings(deadline=None, max_examples=200)
+@given(_inputs())
+def test_dropped_counts_and_indices_add_up(kwargs: dict[str, object]) -> None:
+    """The dropped counts plus num_trained_rows give num_rows, and the indices partition."""
+    plan = plan_retention(**kwargs)  # type: ignore[arg-type]
+    assert sum(plan.dropped.values()) + plan.num_trained_rows == plan.num_rows
+    assert sorted(plan.kept_indices + plan.dropped_indices) == list(range(plan.num_rows))
+    assert list(plan.dropped_indices) == sorted(plan.dropped_indices)
+
+
+@settings(deadline=None, max_examples=200)
+@given(_inputs())
+def test_same_reward_tier_empties_before_random_tier(kwargs: dict[str, object]) -> None:
+    """No other candidate is dropped while a same-reward candidate is still kept."""
+    plan = plan_retention(**kwargs)  # type: ignore[arg-type]
+    tier = _same_reward_candidates(kwargs)
+    excess = plan.dropped["mini_batch_floor"] + plan.dropped["max_ppo_update_times"]
+    assert plan.dropped_from_same_reward_groups == min(excess, len(tier))
+    assert len(tier - set(plan.kept_indices)) == plan.dropped_from_same_reward_groups
+    assert plan_retention(**kwargs) == plan  # type: ignore[arg-type]
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"num_rows": -1}, "num_rows must be a non-negative int"),
+        ({"num_rows": True}, "num_rows must be a non-negative int"),
+        ({"num_rows": 4.0}, "num_rows must be a non-negative int"),
+        ({"mini_batch_size": 0}, "mini_batch_size must be a positive int"),
+        ({"mini_batch_size": True}, "mini_batch_size must be a positive int"),
+        ({"mini_batch_size": np.bool_(True)}, "mini_batch_size must be a positive int"),
+        ({"mini_batch_size": "2"}, "mini_batch_size must be a positive int"),
+        ({"max_ppo_update_times": 0}, "max_ppo_update_times must be a positive int"),
+        ({"max_ppo_update_times": False}, "max_ppo_update_times must be a positive int"),
+        ({"max_ppo_update_times": 1.5}, "max_ppo_update_times must be a positive int"),
+        ({"seed": -1}, "seed must be a non-negative int"),
+        ({"seed": 0.5}, "seed must be a non-negative int"),
+        ({"seed": True}, "seed must be a non-negative int"),
+        ({"drop": [False] * 3}, "drop must be 1-D with one entry per row"),
+        ({"drop": [[False, True]] * 2}, "drop must be 1-D with one entry per row"),
+        ({"drop": [0, 1, 2, 0]}, "drop must hold only booleans"),
+        ({"drop": [0.0, 1.0, 0.0, 1.0]}, "drop must hold only booleans"),
+        ({"drop": [True, None, False, True]}, "drop must hold only booleans"),
+        ({"drop": 7}, "drop must be 1-D"),
+        ({"group_ids": [0, 0, 1], "rewards": [0, 1, 0, 1]}, "group_ids must be 1-D"),
+        ({"group_ids": [[0], [0], [1], [1]], "rewards": [0, 1, 0, 1]}, "group_ids must hold"),
+        ({"group_ids": np.zeros((4, 2)), "rewards": [0, 1, 0, 1]}, "group_ids must be 1-D"),
+        ({"group_ids": 5, "rewards": [0, 1, 0, 1]}, "group_ids must be a sequence"),
+        ({"group_ids": [0, 0, 1, 1], "rewards": [0, 1]}, "rewards must be 1-D"),
+        ({"group_ids": [0, 0, 1, 1], "rewards": [0, 1, float("nan"), 0]}, "rewards must hold"),
+        ({"group_ids": [0, 0, 1, 1], "rewards": [0, 1, float("inf"), 0]}, "rewards must hold"),
+        ({"group_ids": [0, 0, 1, 1], "rewards": ["0", "1", "0", "1"]}, "rewards must hold"),
+        ({"group_ids": [0, 0, 1, 1], "rewards": [0, 1, None, 1]}, "rewards must hold"),
+        ({"group_ids": [0, 0, 1, 1], "rewards": [[0, 1], 1, 0, 1]}, "rewards must be a seq"),
+        ({"group_ids": [0, 0, 1, 1]}, "rewards is required when group_ids is given"),
+        ({"rewards": [0, 1, 0, 1]}, "group_ids is required when rewards is given"),
+    ],
+)
+def test_bad_input_names_the_argument(kwargs: dict[str, object], match: str) -> None:
+    """Each bad argument raises RolloutNormError with a message that names it."""
+    arguments: dict[str, object] = {"num_rows": 4, "mini_batch_size": 2, **kwargs}
+    with pytest.raises(RolloutNormError, match=match):
+        plan_retention(**arguments)  # type: ignore[arg-type]
+
+
+def test_error_is_a_value_error() -> None:
+    """Callers that catch ValueError also catch bad retention input."""
+    with pytest.raises(ValueError, match="mini_batch_size"):
+        plan_retention(4, mini_batch_size=-2)
+
+
+def test_plan_is_exported_type() -> None:
+    """The function plan_retention returns a RetentionPlan."""
+    assert isinstance(plan_retention(1, mini_batch_size=1), RetentionPlan)
