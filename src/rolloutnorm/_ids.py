@@ -96,7 +96,8 @@ def _encode_sequence(rollout_ids: Sequence[Hashable]) -> np.ndarray:
         bad = next(i for i, rollout_id in enumerate(rollout_ids) if not _hashable(rollout_id))
         msg = f"rollout_ids[{bad}] is unhashable: {type(rollout_ids[bad]).__name__}"
         raise RolloutNormError(msg) from None
-    kinds = {id_kind(id_type) for id_type in set(map(type, last_row))}
+    # Every id, not only the dict keys: True would hide behind an equal 1.
+    kinds = {id_kind(id_type) for id_type in set(map(type, rollout_ids))}
     if len(kinds) > 1:
         msg = f"rollout_ids must all be of one kind, got {', '.join(sorted(kinds))}"
         raise RolloutNormError(msg)
