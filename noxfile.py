@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: MIT
+"""Sessions for contributors and CI: tests, docs, serve, lint, bench.
+
+Torch is about 190 MB even on the CPU, so the sessions that import the project share one
+environment, ``.nox/shared``, installed once through the CPU constraints file and again only
+when ``pyproject.toml`` or the constraints change. Delete ``.nox/shared`` to rebuild it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import nox
+
+nox.needs_version = ">=2024.4.15"
+nox.options.sessions = ["lint", "tests", "docs"]
+nox.options.reuse_venv = "yes"
+nox.options.error_on_external_run = True
+
+ROOT = Path(__file__).resolve().parent
+CONSTRAINTS = ROOT / "constraints" / "cpu.txt"
+SHARED_ENV = ROOT / ".nox" / "shared"
+SHARED_EXTRAS = "tests,docs"
+PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
+
+
+def _use_shared_env(session: nox.Session) -> None:
+    """Create or reuse the shared environment, install the project if its inputs changed, use it."""
+    bin_dir = SHARED_ENV / ("Scripts" if sys.platform == "win32" else "bin")
+    python = bin_dir / "python"
+    if not python.exists():
+        session.run(sys.executable, "-m", "venv", str(SHARED_ENV), external=True)
+    inputs = b"".join(path.read_bytes() for path in (ROOT / "pyproject.toml", CONSTRAINTS))
+    digest = hashlib.sha256(inputs + SHARED_EXTRAS.encode()).hexdigest()
+    stamp = SHARED_ENV / "rolloutnorm-install.sha256"
+    if not stamp.exists() or stamp.read_text() != digest:
+        pip = (str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q")
+        session.run(*pip, "-c", str(CONSTRAINTS), "-e", f".[{SHARED_EXTRAS}]", external=True)
+        stamp.write_text(digest)
+    else:
+        session.log(f"Reusing {SHARED_ENV.relative_to(ROOT)}: pyproject and constraints unchanged")
+    session.env["VIRTUAL_ENV"] = str(SHARED_ENV)
+    session.env["NO_MKDOCS_2_WARNING"] = "1"
+    session.env["PATH"] = os.pathsep.join((str(bin_dir), os.environ.get("PATH", "")))
+
+
+@nox.session(venv_backend="none")
+def tests(session: nox.Session) -> None:
+    """Run unit and property tests, the Sybil-executed docs and the docstring examples."""
+    _use_shared_env(session)
+    session.run("python", "-m", "pytest", *session.posargs, external=True)
+
+
+@nox.session(venv_backend="none")
+def docs(session: nox.Session) -> None:
+    """Check the docpact contracts, then build the site with `mkdocs build --strict`."""
+    _use_shared_env(session)
+    session.run("python", "-m", "docpact", "check", external=True)
+    session.run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", "site", external=True)
+    session.log(f"Site built: {ROOT / 'site' / 'index.html'}")
+
+
+@nox.session(venv_backend="none")
+def serve(session: nox.Session) -> None:
+    """Serve the docs with live reload (`mkdocs serve`); pass mkdocs options after `--`."""
+    _use_shared_env(session)
+    session.run("python", "-m", "mkdocs", "serve", *session.posargs, external=True)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Run `ruff check`, `ruff format --check` and the license-header check."""
+    session.install(*PYPROJECT["project"]["optional-dependencies"]["lint"])
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("python", "scripts/check_headers.py")
+
+
+@nox.session(venv_backend="none")
+def bench(session: nox.Session) -> None:
+    """Run the benchmark scripts under scripts/, each printing its ratios side by side."""
+    _use_shared_env(session)
+    for script in sorted((ROOT / "scripts").glob("bench_*.py")):
+        session.run("python", str(script), *session.posargs, external=True)
