@@ -27,8 +27,11 @@ SHARED_EXTRAS = "tests,docs"
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
 
-def _use_shared_env(session: nox.Session) -> None:
-    """Create or reuse the shared environment, install the project if its inputs changed, use it."""
+def _use_shared_env(session: nox.Session) -> str:
+    """Create or reuse the shared environment, install the project if its inputs changed.
+
+    Returns the environment's python, which the session runs everything with.
+    """
     bin_dir = SHARED_ENV / ("Scripts" if sys.platform == "win32" else "bin")
     python = bin_dir / "python"
     if not python.exists():
@@ -45,29 +48,30 @@ def _use_shared_env(session: nox.Session) -> None:
     session.env["VIRTUAL_ENV"] = str(SHARED_ENV)
     session.env["NO_MKDOCS_2_WARNING"] = "1"
     session.env["PATH"] = os.pathsep.join((str(bin_dir), os.environ.get("PATH", "")))
+    return str(python)
 
 
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """Run unit and property tests, the Sybil-executed docs and the docstring examples."""
-    _use_shared_env(session)
-    session.run("python", "-m", "pytest", *session.posargs, external=True)
+    python = _use_shared_env(session)
+    session.run(python, "-m", "pytest", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
     """Check the docpact contracts, then build the site with `mkdocs build --strict`."""
-    _use_shared_env(session)
-    session.run("python", "-m", "docpact", "check", external=True)
-    session.run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", "site", external=True)
+    python = _use_shared_env(session)
+    session.run(python, "-m", "docpact", "check", external=True)
+    session.run(python, "-m", "mkdocs", "build", "--strict", "--site-dir", "site", external=True)
     session.log(f"Site built: {ROOT / 'site' / 'index.html'}")
 
 
 @nox.session(venv_backend="none")
 def serve(session: nox.Session) -> None:
     """Serve the docs with live reload (`mkdocs serve`); pass mkdocs options after `--`."""
-    _use_shared_env(session)
-    session.run("python", "-m", "mkdocs", "serve", *session.posargs, external=True)
+    python = _use_shared_env(session)
+    session.run(python, "-m", "mkdocs", "serve", *session.posargs, external=True)
 
 
 @nox.session
@@ -82,6 +86,6 @@ def lint(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def bench(session: nox.Session) -> None:
     """Run the benchmark scripts under scripts/, each printing its ratios side by side."""
-    _use_shared_env(session)
+    python = _use_shared_env(session)
     for script in sorted((ROOT / "scripts").glob("bench_*.py")):
-        session.run("python", str(script), *session.posargs, external=True)
+        session.run(python, str(script), *session.posargs, external=True)
