@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.resources
+import numbers
 import operator
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from rolloutnorm._errors import RolloutNormError
@@ -76,7 +78,7 @@ class RolloutNormConfig:
             object.__setattr__(self, "max_ppo_update_times", value)
         for field in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c"):
             value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
                 msg = f"{_KEYS[field]} must be a number, got {type(value).__name__} {value!r}"
                 raise RolloutNormError(msg)
             object.__setattr__(self, field, float(value))
@@ -156,14 +158,17 @@ def _read_yaml(path: Path) -> object:
     except OSError as error:
         msg = f"path cannot be read: {path}: {error.strerror}"
         raise RolloutNormError(msg) from None
+    except UnicodeDecodeError as error:
+        msg = f"path is not UTF-8 text: {path}: {error.reason} at byte {error.start}"
+        raise RolloutNormError(msg) from None
     except yaml.YAMLError as error:
         msg = f"path is not valid YAML: {path}: {error}"
         raise RolloutNormError(msg) from None
 
 
 def _flatten(tree: object, *, source: str, prefix: str = "") -> dict[str, Any]:
-    if tree is None and not prefix:
-        return {}
+    if tree is None:
+        return {}  # an empty file or an empty section sets nothing
     if not isinstance(tree, Mapping):
         msg = f"{prefix.rstrip('.') or 'the top level'} in {source} must be a mapping"
         raise RolloutNormError(msg)
@@ -172,7 +177,7 @@ def _flatten(tree: object, *, source: str, prefix: str = "") -> dict[str, Any]:
         key = f"{prefix}{name}"
         if key in _FIELD_BY_KEY:
             values[key] = value
-        elif isinstance(value, Mapping) and any(k.startswith(f"{key}.") for k in _FIELD_BY_KEY):
+        elif any(known.startswith(f"{key}.") for known in _FIELD_BY_KEY):
             values.update(_flatten(value, source=source, prefix=f"{key}."))
         else:
             _field(key, source=source)

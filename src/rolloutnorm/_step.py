@@ -75,6 +75,11 @@ def retain_and_normalize(
     if not isinstance(advantages, torch.Tensor) or advantages.ndim != 2:
         msg = "advantages must be a 2-D torch.Tensor (rows, tokens)"
         raise RolloutNormError(msg)
+    if not isinstance(response_mask, torch.Tensor) or response_mask.shape != advantages.shape:
+        got = getattr(response_mask, "shape", type(response_mask).__name__)
+        want = tuple(advantages.shape)
+        msg = f"response_mask must be a tensor of the shape of advantages {want}, got {got}"
+        raise RolloutNormError(msg)
     if not isinstance(rollout_ids, torch.Tensor | np.ndarray | Sequence) or isinstance(
         rollout_ids, str | bytes
     ):
@@ -116,4 +121,5 @@ def _take(rollout_ids: RolloutIds, indices: tuple[int, ...], kept: torch.Tensor)
         return rollout_ids[kept.to(rollout_ids.device)]
     if isinstance(rollout_ids, np.ndarray):
         return rollout_ids[np.asarray(indices, dtype=np.int64)]
-    return [rollout_ids[i] for i in indices]
+    kept = [rollout_ids[i] for i in indices]
+    return tuple(kept) if isinstance(rollout_ids, tuple) else kept
