@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""Run every Python example on the docs pages against the real code."""
+"""Run every Python example and check every config-defaults block on the docs pages."""
 
 from __future__ import annotations
 
-from sybil import Sybil
-from sybil.parsers.markdown import ClearNamespaceParser, PythonCodeBlockParser, SkipParser
+from docpact.sybil import docs_sybil
 
-pytest_collect_file = Sybil(
-    parsers=[PythonCodeBlockParser(), SkipParser(), ClearNamespaceParser()],
-    patterns=["*.md"],
-).pytest()
+pytest_collect_file = docs_sybil().pytest()

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: MIT
+"""Contracts as declared in the `[[tool.docpact.contract]]` tables of `pyproject.toml`."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from docpact._errors import DocpactError
+
+__all__ = ["Config", "Contract", "find_pyproject", "load_config"]
+
+_CONTRACT_KEYS = frozenset({"object", "operands", "docs"})
+_CONTRACT_HEADER = re.compile(r"^\s*\[\[\s*tool\s*\.\s*docpact\s*\.\s*contract\s*\]\]")
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A function whose docstring, division and docs must keep naming the same operands.
+
+    Attributes:
+        object: The dotted path of the function, for example
+            `rolloutnorm._normalize.normalize_advantages_by_rollout`.
+        operands: The names the divisor is computed from, each named as inline code in the
+            docstring and in every docs section.
+        docs: Docs sections as `page#anchor`, the page relative to the project root and the
+            anchor as MkDocs' default table of contents slugifies the heading.
+        line: The line of the contract's table in `pyproject.toml`.
+    """
+
+    object: str
+    operands: tuple[str, ...]
+    docs: tuple[str, ...] = ()
+    line: int = 1
+
+    @property
+    def package(self) -> str:
+        """The top-level package that holds the object."""
+        return self.object.partition(".")[0]
+
+
+@dataclass(frozen=True)
+class Config:
+    """The contracts of one project.
+
+    Attributes:
+        pyproject: The absolute path of the `pyproject.toml` that declares them.
+        contracts: The contracts, in the order they are declared.
+    """
+
+    pyproject: Path
+    contracts: tuple[Contract, ...]
+
+    @property
+    def root(self) -> Path:
+        """The project root: the folder of `pyproject.toml`."""
+        return self.pyproject.parent
+
+
+def find_pyproject(start: str | os.PathLike[str]) -> Path:
+    """Find the `pyproject.toml` in a folder or the nearest folder above it.
+
+    Args:
+        start: The folder to start from.
+
+    Returns:
+        The absolute path of the file.
+
+    Raises:
+        DocpactError: When no folder from `start` upward holds a `pyproject.toml`.
+    """
+    folder = Path(start).absolute()
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyproject.toml").is_file():
+            return candidate / "pyproject.toml"
+    msg = f"{_display(folder)}: error: no pyproject.toml in this folder or above it"
+    raise DocpactError(msg)
+
+
+def load_config(pyproject: str | os.PathLike[str]) -> Config:
+    """Read and validate the contracts declared in a `pyproject.toml`.
+
+    Args:
+        pyproject: The path of the file.
+
+    Returns:
+        The validated contracts.
+
+    Raises:
+        DocpactError: When the file cannot be read or parsed, or its `[tool.docpact]` table
+            is missing or malformed; the message names the key at fault.
+    """
+    path = Path(pyproject).absolute()
+    prefix = f"{_display(path)}: error:"
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except OSError as error:
+        msg = f"{prefix} cannot be read: {error.strerror}"
+        raise DocpactError(msg) from None
+    except UnicodeDecodeError as error:
+        msg = f"{prefix} cannot be read: not UTF-8 ({error.reason})"
+        raise DocpactError(msg) from None
+    except tomllib.TOMLDecodeError as error:
+        msg = f"{prefix} is not valid TOML: {error}"
+        raise DocpactError(msg) from None
+    try:
+        tool = data.get("tool", {})
+        contracts = _contracts(tool.get("docpact") if isinstance(tool, dict) else None)
+    except ValueError as error:
+        msg = f"{prefix} {error}"
+        raise DocpactError(msg) from None
+    lines = _header_lines(text, len(contracts))
+    numbered = (replace(c, line=line) for c, line in zip(contracts, lines, strict=True))
+    return Config(pyproject=path, contracts=tuple(numbered))
+
+
+def _contracts(table: object) -> list[Contract]:
+    if table is None:
+        msg = "no [[tool.docpact.contract]] table"
+        raise ValueError(msg)
+    if not isinstance(table, dict):
+        msg = f"tool.docpact must be a table, got {table!r}"
+        raise ValueError(msg)
+    if unknown := sorted(set(table) - {"contract"}):
+        msg = f"tool.docpact has unknown keys {unknown}; the only key is 'contract'"
+        raise ValueError(msg)
+    entries = table.get("contract")
+    if not isinstance(entries, list) or not entries:
+        msg = f"tool.docpact.contract must be a non-empty array of tables, got {entries!r}"
+        raise ValueError(msg)
+    return [_contract(entry, f"tool.docpact.contract[{i}]") for i, entry in enumerate(entries)]
+
+
+def _contract(entry: object, key: str) -> Contract:
+    if not isinstance(entry, dict):
+        msg = f"{key} must be a table, got {entry!r}"
+        raise ValueError(msg)
+    if unknown := sorted(set(entry) - _CONTRACT_KEYS):
+        msg = f"{key} has unknown keys {unknown}; known keys are {sorted(_CONTRACT_KEYS)}"
+        raise ValueError(msg)
+    obj = entry.get("object")
+    if not isinstance(obj, str) or not all(part.isidentifier() for part in obj.split(".")):
+        msg = f"{key}.object must be a dotted Python path, got {obj!r}"
+        raise ValueError(msg)
+    operands = entry.get("operands")
+    if (
+        not isinstance(operands, list)
+        or not operands
+        or not all(isinstance(name, str) and name.isidentifier() for name in operands)
+    ):
+        msg = f"{key}.operands must be a non-empty list of Python names, got {operands!r}"
+        raise ValueError(msg)
+    docs = entry.get("docs", [])
+    if not isinstance(docs, list) or not all(_is_section(section) for section in docs):
+        msg = f"{key}.docs must be a list of 'page.md#anchor' strings, got {docs!r}"
+        raise ValueError(msg)
+    return Contract(obj, tuple(operands), tuple(docs))
+
+
+def _is_section(section: object) -> bool:
+    if not isinstance(section, str):
+        return False
+    page, _, anchor = section.partition("#")
+    return bool(page and anchor) and "#" not in anchor
+
+
+def _header_lines(text: str, count: int) -> list[int]:
+    lines = [i for i, line in enumerate(text.splitlines(), 1) if _CONTRACT_HEADER.match(line)]
+    # Inline arrays (`contract = [{...}]`) have no headers; their findings point at line 1.
+    return lines if len(lines) == count else [1] * count
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return str(path)

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: MIT
+"""The griffe extension that checks the contracts whenever griffe loads their package.
+
+The same extension runs under `docpact check` and under mkdocstrings. Findings are logged
+as warnings through griffe's `docpact` logger: mkdocstrings relocates griffe loggers under
+`mkdocs.plugins`, where `mkdocs build --strict` counts every warning and aborts the build.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from griffe import Extension, get_logger
+
+from docpact._config import Config, find_pyproject, load_config
+from docpact._errors import DocpactError
+from docpact._rules import check_contract
+
+if TYPE_CHECKING:
+    from griffe import Function, GriffeLoader, Inspector, Module, ObjectNode, Visitor
+
+    from docpact._findings import Finding
+
+__all__ = ["ContractExtension"]
+
+logger = get_logger("docpact")
+
+
+class ContractExtension(Extension):
+    """Check docpact contracts on griffe's static view of the packages it loads.
+
+    Contracts are checked once their top-level package is completely loaded; contracts on
+    packages that griffe never loads are not checked. With mkdocstrings, list the extension
+    under the python handler's options:
+
+    ```yaml
+    plugins:
+    - mkdocstrings:
+        handlers:
+          python:
+            options:
+              extensions:
+              - docpact:
+                  pyproject: pyproject.toml
+    ```
+
+    Args:
+        pyproject: The `pyproject.toml` that declares the contracts; by default the one in
+            the current folder or the nearest folder above it.
+        config: Contracts already read, used instead of `pyproject`.
+        log: Whether to log each finding when its package is checked. The findings are
+            collected in `findings` either way.
+
+    Attributes:
+        config: The contracts, or `None` when they could not be read (the error is logged).
+        findings: Every finding so far, sorted within each package.
+    """
+
+    def __init__(
+        self,
+        *,
+        pyproject: str | os.PathLike[str] | None = None,
+        config: Config | None = None,
+        log: bool = True,
+    ) -> None:
+        super().__init__()
+        self.findings: list[Finding] = []
+        self._log = log
+        self._nodes: dict[str, ast.AST] = {}
+        if config is None:
+            try:
+                # mkdocs.yml may hand over a `!relative` placeholder rather than a string.
+                path = Path(str(pyproject)) if pyproject else find_pyproject(Path.cwd())
+                config = load_config(path)
+            except DocpactError as error:
+                logger.error("%s", error)
+        self.config = config
+        contracts = config.contracts if config else ()
+        self._names = {contract.object.rpartition(".")[2] for contract in contracts}
+
+    def on_function_instance(
+        self,
+        *,
+        node: ast.AST | ObjectNode,
+        func: Function,
+        agent: Visitor | Inspector,
+        **kwargs: Any,
+    ) -> None:
+        """Keep the syntax tree of each function that a contract may name.
+
+        Args:
+            node: The function's node.
+            func: The function.
+            agent: The visitor or inspector.
+            **kwargs: For forward compatibility.
+        """
+        if func.name in self._names and isinstance(node, ast.AST):
+            self._nodes[func.path] = node
+
+    def on_package(self, *, pkg: Module, loader: GriffeLoader, **kwargs: Any) -> None:
+        """Check the contracts whose object lives in the package just loaded.
+
+        Args:
+            pkg: The package.
+            loader: The loader.
+            **kwargs: For forward compatibility.
+        """
+        if self.config is None:
+            return
+        found = sorted(
+            finding
+            for contract in self.config.contracts
+            if contract.package == pkg.name
+            for finding in check_contract(
+                contract, package=pkg, nodes=self._nodes, config=self.config
+            )
+        )
+        self.findings.extend(found)
+        if self._log:
+            for finding in found:
+                logger.warning("%s", finding)

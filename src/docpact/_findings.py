@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+"""Findings: what a broken contract reports, under the codes of `CODES`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CODES", "Finding", "relative"]
+
+CODES: dict[str, str] = {
+    "DP001": "the object does not exist, cannot be parsed, is not a function, or has no docstring",
+    "DP002": "the docstring does not name an operand as inline code",
+    "DP003": "no division in the function body computes its divisor from an operand",
+    "DP004": "a listed docs section does not name an operand as inline code",
+    "DP005": "a listed docs page, or its heading anchor, does not exist",
+    "DP006": "the function body has no division at all",
+}
+"""Every finding code, with the rule that a finding under that code breaks."""
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One broken rule of one contract, at one place in the project.
+
+    Findings sort by path, then line, then code, the order in which the command line
+    prints them.
+
+    Attributes:
+        path: The file the finding is about, relative to the project root when it lies
+            inside it, with forward slashes.
+        line: The 1-based line in that file.
+        code: The finding code, a key of `CODES`.
+        message: What is wrong, in one line.
+    """
+
+    path: str
+    line: int
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.code} {self.message}"
+
+    def github(self) -> str:
+        """Format the finding as a GitHub Actions error annotation.
+
+        Returns:
+            One `::error` workflow command that GitHub shows on the file and line.
+        """
+        message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return f"::error file={self.path},line={self.line},title={self.code}::{message}"
+
+
+def relative(path: Path, root: Path) -> str:
+    """Write a path relative to the project root when it lies inside it.
+
+    Args:
+        path: An absolute path.
+        root: The project root.
+
+    Returns:
+        The path with forward slashes, relative when possible.
+    """
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

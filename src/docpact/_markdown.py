@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: MIT
+"""Markdown as docpact reads it: names in inline code, and headings with their sections.
+
+Headings are found with Python-Markdown's own block rules (hash and setext headings, outside
+fenced code blocks and YAML front matter), and each heading's anchor is computed by rendering
+it through Python-Markdown's `toc` and `attr_list` extensions, as MkDocs does with its default
+`toc` settings; repeated anchors get `_1`, `_2`... suffixes as on the built page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Section", "inline_code_names", "sections"]
+
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_SETEXT = re.compile(r"^(?:=+|-+)[ ]*$")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and the text under it, up to the next heading of the same or a higher level.
+
+    Attributes:
+        anchor: The heading's id on the built page, without the `#`.
+        line: The 1-based line of the heading.
+        text: The Markdown under the heading, subsections included.
+    """
+
+    anchor: str
+    line: int
+    text: str
+
+
+def inline_code_names(text: str) -> set[str]:
+    """Collect the Python names that appear inside inline code spans.
+
+    Fenced code blocks are not inline code and are skipped. A span counts every name in
+    it, so `` `rollout_token_count * num_trained_rows` `` names both operands.
+
+    Args:
+        text: Markdown, or a docstring written in Markdown or reStructuredText.
+
+    Returns:
+        The names found.
+    """
+    prose = "\n".join(_prose_lines(text.splitlines()))
+    return {name for span in _CODE_SPAN.finditer(prose) for name in _NAME.findall(span[2])}
+
+
+def sections(text: str) -> list[Section]:
+    """Split a Markdown page into the sections that start at each of its headings.
+
+    Args:
+        text: The Markdown page.
+
+    Returns:
+        One section per heading, in page order.
+    """
+    import markdown
+    from markdown.blockprocessors import HashHeaderProcessor
+    from markdown.extensions.toc import unique
+
+    lines = text.splitlines()
+    prose = _prose_lines(_without_front_matter(lines))
+    headings: list[tuple[int, int, int, str]] = []  # start, first body line, level, title
+    for i, line in enumerate(prose):
+        if match := HashHeaderProcessor.RE.match(line):
+            headings.append((i, i + 1, len(match["level"]), match["header"].strip()))
+        elif _starts_setext(prose, i):
+            headings.append((i - 1, i + 1, 1 if line[0] == "=" else 2, prose[i - 1].strip()))
+
+    renderer = markdown.Markdown(extensions=["toc", "attr_list"])
+    used: set[str] = set()
+    found = []
+    for n, (start, body, level, title) in enumerate(headings):
+        renderer.reset()
+        renderer.convert(f"{'#' * level} {title}")
+        anchor = unique(renderer.toc_tokens[0]["id"], used)
+        end = next((h[0] for h in headings[n + 1 :] if h[2] <= level), len(lines))
+        found.append(Section(anchor, start + 1, "\n".join(lines[body:end])))
+    return found
+
+
+def _starts_setext(lines: list[str], i: int) -> bool:
+    # Python-Markdown reads a setext heading only from the first two lines of a block.
+    return (
+        i > 0
+        and _SETEXT.match(lines[i]) is not None
+        and bool(lines[i - 1].strip())
+        and (i == 1 or not lines[i - 2].strip())
+        and not lines[i - 1].startswith("#")
+    )
+
+
+def _prose_lines(lines: list[str]) -> list[str]:
+    """Blank the lines of fenced code blocks, fences included, keeping line numbers."""
+    prose = []
+    fence = ""
+    for line in lines:
+        match = _FENCE.match(line)
+        if fence:
+            closes = match and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence)
+            if closes and not match["info"].strip():
+                fence = ""
+            prose.append("")
+        elif match and not (match["fence"][0] == "`" and "`" in match["info"]):
+            fence = match["fence"]
+            prose.append("")
+        else:
+            prose.append(line)
+    return prose
+
+
+def _without_front_matter(lines: list[str]) -> list[str]:
+    if not lines or lines[0].rstrip() != "---":
+        return lines
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip() in {"---", "..."}), 0)
+    return [""] * (end + 1) + lines[end + 1 :]

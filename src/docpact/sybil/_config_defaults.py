@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT
+"""A Sybil parser that holds a documented YAML block equal, as data, to a file in the project.
+
+The block is announced by an HTML comment naming the file, relative to the project root:
+
+````markdown
+<!-- docpact: config-defaults src/rolloutnorm/config.yaml -->
+```yaml
+rolloutnorm:
+  retention_seed: 0
+```
+````
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sybil import Region
+from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer, FencedCodeBlockLexer
+
+from docpact._findings import relative
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from sybil import Document, Example
+
+__all__ = ["ConfigDefaultsParser"]
+
+# Between the comment's arguments and its block: the comment's end, then blank space.
+_GAP = re.compile(r"\s*(?:--+>)?\s*")
+
+
+@dataclass(frozen=True)
+class _Block:
+    file: str
+    source: str
+
+
+class ConfigDefaultsParser:
+    """Collect each announced `yaml` block as an example that must equal its file as data.
+
+    A failure names the page, the line of the comment, and every dotted key that differs:
+    missing from the block, not in the file, or with another value (both values shown).
+
+    Args:
+        root: The folder the announced file paths are relative to, the project root.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self._comments = DirectiveInHTMLCommentLexer(
+            directive="docpact", arguments=r"config-defaults[ \t]+\S+"
+        )
+        self._blocks = FencedCodeBlockLexer(language="ya?ml")
+
+    def __call__(self, document: Document) -> Iterator[Region]:
+        """Yield one region per announced block.
+
+        Args:
+            document: The page.
+
+        Yields:
+            A region from the comment to the end of its block.
+
+        Raises:
+            ValueError: When a comment is not followed by a fenced `yaml` block.
+        """
+        blocks = sorted(self._blocks(document), key=lambda region: region.start)
+        for comment in self._comments(document):
+            block = next((b for b in blocks if b.start >= comment.end), None)
+            if block is None or not _GAP.fullmatch(document.text[comment.end : block.start]):
+                line = document.text.count("\n", 0, comment.start) + 1
+                msg = (
+                    f"{document.path}:{line}: "
+                    "docpact: config-defaults must be followed by a fenced yaml block"
+                )
+                raise ValueError(msg)
+            file = comment.lexemes["arguments"].split()[1]
+            parsed = _Block(file, str(block.lexemes["source"]))
+            yield Region(comment.start, block.end, parsed, self.evaluate)
+
+    def evaluate(self, example: Example) -> str | None:
+        """Compare the block with its file as data.
+
+        Args:
+            example: The example holding the block.
+
+        Returns:
+            `None` when they are equal, else what differs, key by key.
+        """
+        __tracebackhide__ = True
+        import yaml
+
+        block: _Block = example.parsed
+        where = f"{relative(Path(example.path), self.root.absolute())}:{example.line}"
+        try:
+            expected = yaml.safe_load((self.root / block.file).read_text(encoding="utf-8"))
+        except OSError as error:
+            return f"{where}: {block.file} cannot be read: {error.strerror}"
+        try:
+            documented = yaml.safe_load(block.source)
+        except yaml.YAMLError as error:
+            return f"{where}: the yaml block is not valid YAML: {error}"
+        differences = _differences(documented, expected, file=block.file)
+        if not differences:
+            return None
+        return f"{where}: the yaml block differs from {block.file}:\n" + "\n".join(differences)
+
+
+def _differences(documented: Any, expected: Any, *, file: str, key: str = "") -> list[str]:
+    if isinstance(documented, dict) and isinstance(expected, dict):
+        found = []
+        for name in sorted(documented.keys() | expected.keys(), key=str):
+            dotted = f"{key}.{name}" if key else str(name)
+            if name not in documented:
+                found.append(f"  {dotted}: missing from the docs ({file} has {expected[name]!r})")
+            elif name not in expected:
+                found.append(f"  {dotted}: not in {file} (the docs have {documented[name]!r})")
+            else:
+                found += _differences(documented[name], expected[name], file=file, key=dotted)
+        return found
+    # 1 == 1.0 == True in Python; YAML keeps them apart, and so does this comparison.
+    if type(documented) is not type(expected) or documented != expected:
+        return [f"  {key or '<document>'}: the docs have {documented!r}, {file} has {expected!r}"]
+    return []

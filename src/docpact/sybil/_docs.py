@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: MIT
+"""A ready Sybil configuration that runs every example of the docs pages."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from pathlib import Path
+from typing import Any
+
+from sybil import Sybil
+from sybil.parsers.markdown import ClearNamespaceParser, PythonCodeBlockParser
+
+from docpact._config import find_pyproject
+from docpact.sybil._config_defaults import ConfigDefaultsParser
+from docpact.sybil._skip import ReasonedSkipParser
+
+__all__ = ["docs_sybil"]
+
+
+def docs_sybil(
+    path: str | os.PathLike[str] = "docs",
+    *,
+    root: str | os.PathLike[str] | None = None,
+    patterns: tuple[str, ...] = ("*.md",),
+    **options: Any,
+) -> Sybil:
+    """Build a Sybil that runs every Python example and checks every config-defaults block.
+
+    Each page runs in its own namespace, cleared after the page and wherever the page says
+    `<!-- clear-namespace -->`. Python examples are `python` fenced blocks, doctest-style
+    (`>>>`) or plain; `<!-- skip: next "reason" -->` skips the next one, and the reason is
+    required.
+
+    Use it from a `conftest.py`:
+
+    ```python
+    pytest_collect_file = docs_sybil().pytest()
+    ```
+
+    Args:
+        path: The folder of the pages, relative to `root`.
+        root: The project root; by default the nearest folder holding a `pyproject.toml`,
+            from the caller's file upward.
+        patterns: Glob patterns of the pages, relative to `path`.
+        **options: Passed on to `sybil.Sybil` (`setup`, `fixtures`, `excludes`...).
+
+    Returns:
+        The Sybil.
+    """
+    if root is None:
+        caller = inspect.currentframe().f_back  # type: ignore[union-attr]
+        root = find_pyproject(Path(caller.f_code.co_filename).parent).parent  # type: ignore[union-attr]
+    options.setdefault("teardown", _clear)
+    return Sybil(
+        parsers=[
+            ReasonedSkipParser(),
+            ClearNamespaceParser(),
+            PythonCodeBlockParser(),
+            ConfigDefaultsParser(root),
+        ],
+        # An absolute path: Sybil reads a relative one from this module's folder.
+        path=str(Path(root, path).absolute()),
+        patterns=list(patterns),
+        **options,
+    )
+
+
+def _clear(namespace: dict[str, Any]) -> None:
+    namespace.clear()

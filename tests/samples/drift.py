@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: MIT
+"""Copy a fixture project into a test's folder, and drift one of its files there."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+SAMPLES = Path(__file__).resolve().parent
+
+
+def copy_project(name: str, destination: Path) -> Path:
+    """Copy the fixture project `tests/samples/<name>` to `destination/<name>`."""
+    return Path(shutil.copytree(SAMPLES / name, destination / name))
+
+
+def drift(path: Path, old: str, new: str) -> None:
+    """Replace the one occurrence of `old` in a file with `new`."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def line_of(path: Path, text: str) -> int:
+    """Return the 1-based line of the first line of a file that contains `text`."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)

@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: MIT
+"""The `docpact check` command line, run in-process with `main([...])`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from docpact import CODES
+from docpact.__main__ import main
+from samples.drift import copy_project, drift, line_of
+
+DIVIDE = "src/ratio/_divide.py"
+GUIDE = "docs/guide.md"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The fixture project, as the current folder."""
+    path = copy_project("contract_project", tmp_path)
+    monkeypatch.chdir(path)
+    return path
+
+
+@pytest.fixture
+def drifted(project: Path) -> Path:
+    """The fixture project with a finding in the code and one in the docs."""
+    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
+    drift(project / GUIDE, "`rollout_token_count * num_trained_rows`", "the token count")
+    return project
+
+
+def test_a_clean_project_exits_0_silently(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_findings_print_sorted_by_path_and_exit_1(
+    drifted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check"]) == 1
+    out, err = capsys.readouterr()
+    assert err == ""
+    division = line_of(drifted / DIVIDE, "scaled = advantages")
+    heading = line_of(drifted / GUIDE, "## Per-rollout mean loss")
+    assert out.splitlines() == [
+        f"{GUIDE}:{heading}: DP004 section #per-rollout-mean-loss does not name operand "
+        "`rollout_token_count` as inline code",
+        f"{DIVIDE}:{division}: DP003 no division in ratio._divide.scale_by_rollout computes "
+        "its divisor from operand `rollout_token_count`",
+    ]
+
+
+def test_github_format_prints_annotations(
+    drifted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", "--format", "github"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    division = line_of(drifted / DIVIDE, "scaled = advantages")
+    assert len(lines) == 2
+    assert lines[1].startswith(f"::error file={DIVIDE},line={division},title=DP003::no division")
+
+
+def test_the_pyproject_is_found_from_a_subfolder(
+    drifted: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(drifted / "src" / "ratio")
+    assert main(["check"]) == 1
+    assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_a_pyproject_can_be_named(
+    drifted: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--pyproject", str(drifted / "pyproject.toml")]) == 1
+
+
+CONTRACT = '[[tool.docpact.contract]]\nobject = "ratio._divide.scale_by_rollout"\n'
+BAD_CONFIGS = {
+    "invalid TOML": ("[tool.docpact\n", "is not valid TOML"),
+    "no table": ("[project]\nname = 'ratio'\n", "no [[tool.docpact.contract]] table"),
+    "not a table": ("[tool]\ndocpact = 1\n", "tool.docpact must be a table"),
+    "tool not a table": ("tool = 1\n", "no [[tool.docpact.contract]] table"),
+    "unknown table key": ("[tool.docpact]\ncontracts = []\n", "tool.docpact has unknown keys"),
+    "empty contract list": ("[tool.docpact]\ncontract = []\n", "must be a non-empty array"),
+    "empty operands": (CONTRACT + "operands = []\n", "operands must be a non-empty list"),
+    "operand not a name": (CONTRACT + "operands = ['a b']\n", "operands must be a non-empty"),
+    "no operands": (CONTRACT, "operands must be a non-empty list"),
+    "object not a path": (
+        "[[tool.docpact.contract]]\nobject = 3\noperands = ['a']\n",
+        "tool.docpact.contract[0].object must be a dotted Python path, got 3",
+    ),
+    "unknown contract key": (
+        CONTRACT + "operands = ['a']\noperand = 'b'\n",
+        "tool.docpact.contract[0] has unknown keys ['operand']",
+    ),
+    "docs without anchor": (
+        CONTRACT + "operands = ['a']\ndocs = ['docs/guide.md']\n",
+        "docs must be a list of 'page.md#anchor' strings",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())
+def test_a_malformed_config_is_one_line_and_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    (project / "pyproject.toml").write_text(text, encoding="utf-8")
+    assert main(["check"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert len(err.splitlines()) == 1
+    assert err.startswith("pyproject.toml: error: ")
+    assert message in err
+
+
+def test_a_missing_pyproject_is_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--pyproject", "nowhere/pyproject.toml"]) == 2
+    assert capsys.readouterr().err == (
+        "nowhere/pyproject.toml: error: cannot be read: No such file or directory\n"
+    )
+
+
+@pytest.mark.parametrize("args", [[], ["lint"], ["check", "--format", "xml"]])
+def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
+    assert "usage: docpact" in capsys.readouterr().err
+
+
+def test_help_lists_every_finding_code(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    out = capsys.readouterr().out
+    assert all(f"{code}  {rule}" in out for code, rule in CODES.items())
+
+
+def test_python_m_docpact_runs_the_command_line(drifted: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "docpact", "check"],
+        cwd=drifted,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()] == [
+        "DP004",
+        "DP003",
+    ]
+    assert result.stderr == ""

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: MIT
+"""`mkdocs build --strict` fails on a broken contract and passes once it is mended."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from samples.drift import copy_project, drift
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("mkdocstrings_handlers") is None,
+    reason="needs the docs extra (mkdocs, mkdocstrings-python)",
+)
+
+DIVIDE = "src/ratio/_divide.py"
+
+
+def build(project: Path) -> subprocess.CompletedProcess[str]:
+    """Build the fixture site in strict mode, in its own process as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_project("contract_project", tmp_path)
+
+
+def test_the_strict_build_fails_on_drift_and_passes_once_mended(project: Path) -> None:
+    original = (project / DIVIDE).read_text(encoding="utf-8")
+    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
+
+    broken = build(project)
+    assert broken.returncode == 1
+    assert "Aborted with 1 warnings in strict mode!" in broken.stdout
+    [warning] = [line for line in broken.stdout.splitlines() if line.startswith("WARNING")]
+    assert "docpact: src/ratio/_divide.py:" in warning
+    assert "DP003 no division in ratio._divide.scale_by_rollout computes its divisor" in warning
+
+    (project / DIVIDE).write_text(original, encoding="utf-8")
+    mended = build(project)
+    assert mended.returncode == 0, mended.stdout
+    assert "WARNING" not in mended.stdout
+
+
+def test_contract_anchors_are_the_ids_on_the_built_page(project: Path) -> None:
+    result = build(project)
+    assert result.returncode == 0, result.stdout
+    page = (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
+    assert 'id="per-rollout-mean-loss"' in page
+
+
+def test_a_malformed_config_fails_the_strict_build(project: Path) -> None:
+    operands = 'operands = ["rollout_token_count", "num_trained_rows"]'
+    drift(project / "pyproject.toml", operands, "operands = []")
+    result = build(project)
+    assert result.returncode == 1
+    assert "docpact: pyproject.toml: error: tool.docpact.contract[0].operands" in result.stdout
