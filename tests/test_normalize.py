@@ -103,8 +103,8 @@ def test_bf16_token_counts_stay_exact_past_256():
     assert out.float().unique().tolist() == [1.0]
 
 
-def test_float_mask_counts_exactly_past_float32_precision_of_values():
-    """Float, int and bool masks give the same result."""
+def test_every_mask_dtype_gives_the_same_result():
+    """Float, int, uint8 and bool masks give the same result."""
     advantages = torch.randn(4, 5, generator=torch.Generator().manual_seed(1))
     mask = _mask([5, 2, 0, 4])
     ids = ["a", "b", "a", "c"]
@@ -149,10 +149,22 @@ def test_every_id_container_groups_rows_alike(ids):
     assert torch.equal(out, expected)
 
 
-def test_normalization_reads_nothing_back_per_row(monkeypatch):
-    """Host reads (item, tolist, bool) stay one per call, whatever the number of rows."""
-    calls = {"item": 0, "tolist": 0, "__bool__": 0}
-    for name in calls:
+_HOST_READS = ("item", "tolist", "__bool__", "__int__", "__float__", "__index__", "nonzero")
+
+
+@pytest.mark.parametrize(
+    ("ids_kind", "mask_dtype", "dtype"),
+    [
+        ("str", torch.float32, torch.float32),
+        ("tensor", torch.int64, torch.float32),
+        ("str", torch.bool, torch.bfloat16),
+        ("str", torch.int64, torch.float16),
+    ],
+)
+def test_normalization_reads_back_once_whatever_the_rows(monkeypatch, ids_kind, mask_dtype, dtype):
+    """One host read (a tolist) per call for 4 or 4,096 rows: none per row, on every path."""
+    calls = dict.fromkeys(_HOST_READS, 0)
+    for name in _HOST_READS:
         original = getattr(torch.Tensor, name)
 
         def counted(self, *args, _name=name, _original=original, **kwargs):
@@ -160,14 +172,53 @@ def test_normalization_reads_nothing_back_per_row(monkeypatch):
             return _original(self, *args, **kwargs)
 
         monkeypatch.setattr(torch.Tensor, name, counted)
-    for rows in (4, 512):
-        for counter in calls:
-            calls[counter] = 0
+    for rows in (4, 4096):
+        # Rows of 32 ones: a float16 sum of them overflows 65504 unless accumulated wider.
+        advantages = torch.ones(rows, 32, dtype=dtype)
+        mask = torch.ones(rows, 32, dtype=mask_dtype)
         ids = [f"r{row // 3}" for row in range(rows)]
+        if ids_kind == "tensor":
+            ids = torch.arange(rows) // 3
+        for name in calls:
+            calls[name] = 0
+        normalize_advantages_by_rollout(advantages, mask, ids, num_trained_rows=rows)
+        assert calls == dict.fromkeys(_HOST_READS, 0) | {"tolist": 1}
+
+
+def test_list_of_scalar_tensors_is_rejected():
+    """Tensors hash by identity, so a list of 0-d tensors must not silently split rollouts."""
+    with pytest.raises(RolloutNormError, match="rollout_ids must hold str or int ids, got Tensor"):
         normalize_advantages_by_rollout(
-            torch.randn(rows, 8), torch.ones(rows, 8), ids, num_trained_rows=rows
+            torch.ones(3, 2), torch.ones(3, 2), list(torch.tensor([7, 7, 9])), num_trained_rows=3
         )
-        assert calls == {"item": 0, "tolist": 1, "__bool__": 0}
+
+
+def test_float_mask_value_just_below_one_is_rejected():
+    """A float64 mask value of 1 - 2**-53 is neither 0 nor 1 and is caught exactly."""
+    mask = torch.ones(1, 3, dtype=torch.float64)
+    mask[0, 2] = 1 - 2**-53
+    with pytest.raises(
+        RolloutNormError, match="response_mask must hold only 0 and 1, got fractions"
+    ):
+        normalize_advantages_by_rollout(torch.ones(1, 3), mask, ["a"], num_trained_rows=1)
+
+
+def test_nan_in_float_mask_is_rejected():
+    """A NaN in a float mask is not a 0 or a 1."""
+    mask = torch.ones(2, 2)
+    mask[1, 1] = math.nan
+    with pytest.raises(RolloutNormError, match="response_mask must hold only 0 and 1"):
+        normalize_advantages_by_rollout(torch.ones(2, 2), mask, ["a", "b"], num_trained_rows=2)
+
+
+def test_half_precision_sum_overflow_is_no_error():
+    """float16 advantages whose sum passes 65504 are finite and normalize without error."""
+    advantages = torch.full((64, 1024), 2.0, dtype=torch.float16)
+    out = normalize_advantages_by_rollout(
+        advantages, torch.ones(64, 1024), list(range(64)), num_trained_rows=64
+    )
+    assert out.dtype == torch.float16
+    assert torch.isfinite(out).all()
 
 
 def test_sum_overflow_of_finite_values_is_not_mistaken_for_inf():
@@ -187,6 +238,21 @@ def test_sum_overflow_of_finite_values_is_not_mistaken_for_inf():
         ({"num_trained_rows": -3}, "num_trained_rows must be a positive int, got -3"),
         ({"num_trained_rows": True}, "num_trained_rows must be a positive int, got bool"),
         ({"num_trained_rows": 3.0}, "num_trained_rows must be a positive int, got float"),
+        ({"num_trained_rows": np.bool_(True)}, "num_trained_rows must be a positive int, got bool"),
+        (
+            {"num_trained_rows": torch.tensor(3)},
+            "num_trained_rows must be a positive int, got Tensor",
+        ),
+        (
+            {"num_trained_rows": torch.tensor(True)},
+            "num_trained_rows must be a positive int, got Tensor",
+        ),
+        ({"num_trained_rows": 2**62}, "num_trained_rows is too large: 4611686018427387904 times"),
+        ({"num_trained_rows": 2**64}, "num_trained_rows is too large"),
+        (
+            {"advantages": torch.ones(3, 0), "response_mask": torch.ones(3, 0)},
+            r"advantages must hold at least one token column, got shape \(3, 0\)",
+        ),
         ({"num_trained_rows": 2}, "num_trained_rows must count every row passed: got 2"),
         ({"response_mask": torch.ones(3, 5)}, r"response_mask must have the shape of advantages"),
         ({"advantages": torch.ones(3), "response_mask": torch.ones(3)}, "advantages must be 2-D"),

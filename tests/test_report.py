@@ -188,3 +188,10 @@ def test_every_rollout_carries_one_over_trained_rows(
         )
     assert abs(report.batch_mass - num_rollouts / num_trained_rows) <= 1e-12
     assert [r.rollout_id for r in report.rollouts] == list(dict.fromkeys(ids))
+
+
+def test_masses_print_exactly_past_ten_thousand_rows() -> None:
+    """With 65,536 trained rows a one-row rollout prints as 1/65536, not as 0."""
+    report = rollout_mass_report(torch.ones(1, 3), ["a"], num_trained_rows=65_536)
+    assert str(report).splitlines()[1] == "a           1       3  1/65536 (1.526e-05)"
+    assert str(report).splitlines()[-1].endswith("mass 1/65536 (1.526e-05)")

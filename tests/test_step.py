@@ -109,7 +109,7 @@ def test_step_is_retention_then_normalization(
     assert batch.plan.num_trained_rows == expected_rows
     assert not {i for i, marked in enumerate(drop) if marked} & set(batch.plan.kept_indices)
     assert torch.equal(batch.advantages, _expected(advantages, mask, ids, batch))
-    for rollout in batch.report.rollouts:
+    for rollout in batch.report().rollouts:
         assert abs(rollout.mass - 1 / expected_rows) <= 1e-12
 
 
@@ -120,11 +120,11 @@ def test_mini_batch_floor_sets_the_mass() -> None:
     """Ten rows with mini-batch 4 train 8, so every kept rollout carries 1/8."""
     batch = retain_and_normalize(torch.ones(10, 10), TEN_MASK, TEN_IDS, config=_config(mini=4))
     assert batch.plan.num_trained_rows == 8
-    assert len(batch.report.rollouts) == 8
-    assert batch.report.num_trained_rows == 8
-    for rollout in batch.report.rollouts:
+    assert len(batch.report().rollouts) == 8
+    assert batch.report().num_trained_rows == 8
+    for rollout in batch.report().rollouts:
         assert rollout.mass == pytest.approx(1 / 8, abs=1e-12)
-    assert batch.report.batch_mass == pytest.approx(1.0, abs=1e-12)
+    assert batch.report().batch_mass == pytest.approx(1.0, abs=1e-12)
 
 
 def test_mini_batch_is_prompts_times_rollout_n() -> None:
@@ -145,9 +145,9 @@ def test_update_cap_sets_the_mass() -> None:
         "mini_batch_floor": 2,
         "max_ppo_update_times": 4,
     }
-    for rollout in batch.report.rollouts:
+    for rollout in batch.report().rollouts:
         assert rollout.mass == pytest.approx(1 / 4, abs=1e-12)
-    assert batch.report.batch_mass == pytest.approx(1.0, abs=1e-12)
+    assert batch.report().batch_mass == pytest.approx(1.0, abs=1e-12)
 
 
 def test_per_token_advantage_follows_num_trained_rows() -> None:
@@ -170,7 +170,7 @@ def test_partly_dropped_rollout_counts_only_its_kept_rows() -> None:
         drop=[True, False, False, False],
     )
     assert batch.plan.kept_indices == (1, 2, 3)
-    assert batch.report.rollouts[0].tokens == 2
+    assert batch.report().rollouts[0].tokens == 2
     assert batch.advantages[0, 0].item() == pytest.approx(1 / (2 * 3))
 
 
@@ -320,22 +320,51 @@ def test_splitting_a_rollout_into_turns_dilutes_every_rollout() -> None:
 
     assert one_row.plan.num_trained_rows == 4
     assert per_turn.plan.num_trained_rows == 6
-    assert [(r.rollout_id, r.rows, r.tokens) for r in one_row.report.rollouts] == [
+    assert [(r.rollout_id, r.rows, r.tokens) for r in one_row.report().rollouts] == [
         ("X", 1, 12),
         ("A", 1, 5),
         ("B", 1, 8),
         ("C", 1, 2),
     ]
-    assert per_turn.report.rollouts[0].rows == 3
-    assert per_turn.report.rollouts[0].tokens == 12
+    assert per_turn.report().rollouts[0].rows == 3
+    assert per_turn.report().rollouts[0].tokens == 12
 
-    assert one_row.report.masses() == pytest.approx(dict.fromkeys("XABC", 1 / 4), abs=1e-12)
-    assert per_turn.report.masses() == pytest.approx(dict.fromkeys("XABC", 1 / 6), abs=1e-12)
-    assert one_row.report.batch_mass == pytest.approx(1.0, abs=1e-12)
-    assert per_turn.report.batch_mass == pytest.approx(2 / 3, abs=1e-12)
+    assert one_row.report().masses() == pytest.approx(dict.fromkeys("XABC", 1 / 4), abs=1e-12)
+    assert per_turn.report().masses() == pytest.approx(dict.fromkeys("XABC", 1 / 6), abs=1e-12)
+    assert one_row.report().batch_mass == pytest.approx(1.0, abs=1e-12)
+    assert per_turn.report().batch_mass == pytest.approx(2 / 3, abs=1e-12)
 
     # Per token: X 1/(12*4) = 1/48 -> 1/(12*6) = 1/72; A 1/(5*4) = 1/20 -> 1/(5*6) = 1/30.
     assert one_row.advantages[0, 0].item() == pytest.approx(1 / 48)
     assert per_turn.advantages[0, 0].item() == pytest.approx(1 / 72)
     assert one_row.advantages[1, 0].item() == pytest.approx(1 / 20)
     assert per_turn.advantages[3, 0].item() == pytest.approx(1 / 30)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(
+    ("bad", "match"),
+    [
+        ("mask", "response_mask must hold only 0 and 1"),
+        ("nan", "advantages must be finite"),
+        ("id", r"rollout_ids\[4\] is unhashable"),
+    ],
+)
+def test_bad_dropped_row_raises_whatever_the_seed(seed, bad, match) -> None:
+    """Bad input in a row that retention may drop raises for every seed, not by luck."""
+    advantages, mask, ids = torch.ones(5, 4), torch.ones(5, 4), ["a", "b", "c", "d", "e"]
+    if bad == "mask":
+        mask[4, 0] = 7
+    elif bad == "nan":
+        advantages[4, 0] = float("nan")
+    else:
+        ids[4] = ["e"]
+    with pytest.raises(RolloutNormError, match=match):
+        retain_and_normalize(advantages, mask, ids, config=_config(mini=2, seed=seed))
+
+
+@pytest.mark.parametrize("config", [None, {"actor_rollout_ref.rollout.n": 1}])
+def test_config_must_be_a_loaded_config(config) -> None:
+    """A missing or raw-mapping config raises naming config, not an AttributeError."""
+    with pytest.raises(RolloutNormError, match="config must be a RolloutNormConfig"):
+        retain_and_normalize(torch.ones(2, 2), torch.ones(2, 2), ["a", "b"], config=config)

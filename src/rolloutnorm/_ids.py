@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Rollout ids to dense integer codes, once per batch and without a Python loop over rows."""
+"""Rollout ids to integer codes, once per batch and without a Python loop over rows."""
 
 from __future__ import annotations
 
@@ -78,6 +78,13 @@ def id_kind(id_type: type) -> str:
     Raises:
         RolloutNormError: If the type is bool or float, whose equality is not an identity.
     """
+    if issubclass(id_type, torch.Tensor | np.ndarray):
+        # Tensors hash by identity: equal ids in separate tensors would never group.
+        msg = (
+            f"rollout_ids must hold str or int ids, got {id_type.__name__} elements; "
+            "pass one 1-D integer tensor, or its .tolist()"
+        )
+        raise RolloutNormError(msg)
     if issubclass(id_type, bool | np.bool_ | float | np.floating):
         msg = f"rollout_ids must hold str or int ids, got {id_type.__name__} ids"
         raise RolloutNormError(msg)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import math
 import operator
 
+import numpy as np
 import torch
 
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._ids import RolloutIds, encode_rollout_ids
 
-__all__ = ["normalize_advantages_by_rollout"]
+__all__ = ["check_batch", "normalize_advantages_by_rollout"]
 
 
 def normalize_advantages_by_rollout(
@@ -34,19 +35,22 @@ def normalize_advantages_by_rollout(
       ``max_ppo_update_times`` cap. It counts rows, not rollouts: the caller passes
       the length of the retained batch.
 
-    With unit advantages, the rows of every rollout together carry normalized token
-    mass exactly ``1 / num_trained_rows``, however many rows or tokens it has, and
-    the batch carries ``num_rollouts / num_trained_rows``. Nothing guarantees that
+    With unit advantages, the rows of every rollout with at least one response token
+    together carry normalized token mass exactly ``1 / num_trained_rows``, however
+    many rows or tokens it has, and the batch carries
+    ``num_rollouts / num_trained_rows``. Nothing guarantees that
     a rollout with more rows gets proportionally more PPO updates in return: rows
     are consumed once per epoch, floored to whole mini-batches and capped.
 
     Token counts are exact integers whatever the dtype of ``advantages``; the
     division runs in float32 (float64 for float64 input), and the result keeps
-    the dtype and device of ``advantages``. Validation costs a constant number of
-    host synchronizations, never one per row.
+    the dtype and device of ``advantages`` (float16 flushes magnitudes below about
+    6e-8 to zero: prefer bfloat16 or float32 for large batches). Validation costs
+    a constant number of host synchronizations, never one per row.
 
     Args:
-        advantages: Float tensor of shape ``(rows, tokens)``. Non-finite values are
+        advantages: Float tensor of shape ``(rows, tokens)``, with at least one row
+            and one token column. Non-finite values are
             rejected anywhere, padding included: a NaN poisons a masked sum, since
             ``NaN * 0`` is NaN.
         response_mask: Tensor of the same shape holding only 0 and 1 (bool, integer
@@ -54,8 +58,9 @@ def normalize_advantages_by_rollout(
         rollout_ids: One id per row (list, tuple, numpy array of str, int or
             objects, or a 1-D integer tensor); rows with equal ids belong to one
             rollout. Ids must be hashable and all of one kind (all str, all int...).
-        num_trained_rows: Rows trained in this step, at least the number of rows
-            passed (the rows passed are part of the trained batch, never more).
+        num_trained_rows: Rows trained in this step, a Python or numpy int, at least
+            the number of rows passed (the rows passed are part of the trained batch,
+            never more).
 
     Returns:
         The normalized advantages, same shape, dtype and device as ``advantages``.
@@ -76,7 +81,7 @@ def normalize_advantages_by_rollout(
                 [0.1111, 0.1111, 0.1111]])
     """
     num_rows = _check_batch(advantages, response_mask)
-    num_trained_rows = _check_num_trained_rows(num_trained_rows, num_rows)
+    num_trained_rows = _check_num_trained_rows(num_trained_rows, advantages)
     codes, num_codes = encode_rollout_ids(rollout_ids, num_rows=num_rows, device=advantages.device)
     row_tokens, mask_checks = _count_row_tokens(response_mask)
 
@@ -89,6 +94,24 @@ def normalize_advantages_by_rollout(
     normalized = advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1)
     _raise_on_bad_values(advantages, mask_checks)
     return normalized.to(advantages.dtype)
+
+
+def check_batch(
+    advantages: torch.Tensor, response_mask: torch.Tensor, rollout_ids: RolloutIds
+) -> None:
+    """Validate a whole batch as the normalization would, without normalizing it.
+
+    Args:
+        advantages: Float tensor of shape ``(rows, tokens)``.
+        response_mask: Tensor of the same shape holding only 0 and 1.
+        rollout_ids: One id per row.
+
+    Raises:
+        RolloutNormError: If an argument is malformed; the message names it.
+    """
+    num_rows = _check_batch(advantages, response_mask)
+    encode_rollout_ids(rollout_ids, num_rows=num_rows, device=advantages.device)
+    _raise_on_bad_values(advantages, _count_row_tokens(response_mask)[1])
 
 
 def _check_batch(advantages: torch.Tensor, response_mask: torch.Tensor) -> int:
@@ -122,12 +145,19 @@ def _check_batch(advantages: torch.Tensor, response_mask: torch.Tensor) -> int:
     if advantages.shape[0] == 0:
         msg = "advantages must hold at least one row, got an empty batch"
         raise RolloutNormError(msg)
+    if advantages.shape[1] == 0:
+        msg = f"advantages must hold at least one token column, got shape {tuple(advantages.shape)}"
+        raise RolloutNormError(msg)
     return advantages.shape[0]
 
 
-def _check_num_trained_rows(num_trained_rows: object, num_rows: int) -> int:
-    if isinstance(num_trained_rows, bool):
-        msg = f"num_trained_rows must be a positive int, got bool {num_trained_rows!r}"
+def _check_num_trained_rows(num_trained_rows: object, advantages: torch.Tensor) -> int:
+    # A tensor would cost a host read and may hold a bool; the count is host-side data.
+    if isinstance(num_trained_rows, bool | np.bool_ | torch.Tensor):
+        msg = (
+            "num_trained_rows must be a positive int, "
+            f"got {type(num_trained_rows).__name__} {num_trained_rows!r}"
+        )
         raise RolloutNormError(msg)
     try:
         count = operator.index(num_trained_rows)  # type: ignore[arg-type]
@@ -140,10 +170,18 @@ def _check_num_trained_rows(num_trained_rows: object, num_rows: int) -> int:
     if count <= 0:
         msg = f"num_trained_rows must be a positive int, got {count}"
         raise RolloutNormError(msg)
+    num_rows = advantages.shape[0]
     if count < num_rows:
         msg = (
             f"num_trained_rows must count every row passed: got {count} for a batch of "
             f"{num_rows} rows (pass the length of the retained batch)"
+        )
+        raise RolloutNormError(msg)
+    # The divisor is an int64 product; the batch's size bounds its token count.
+    if count * advantages.numel() >= 2**63:
+        msg = (
+            f"num_trained_rows is too large: {count} times the batch's "
+            f"{advantages.numel()} token slots overflows int64"
         )
         raise RolloutNormError(msg)
     return count
@@ -157,16 +195,17 @@ def _count_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[t
         low, high = torch.aminmax(response_mask)
         return response_mask.sum(-1), [low.double(), high.double()]
     low, high = torch.aminmax(response_mask)
+    # Exact, unlike arithmetic on sums: 1 - 2**-53 is neither 0 nor 1.
+    fractional = torch.logical_and(response_mask != 0, response_mask != 1).any()
     row_tokens = response_mask.sum(-1, dtype=torch.float64)
-    # In [0, 1], the sum equals the count of nonzeros only if every nonzero is exactly 1.
-    surplus = torch.count_nonzero(response_mask).double() - row_tokens.sum()
-    return row_tokens.to(torch.int64), [low.double(), high.double(), surplus]
+    return row_tokens.to(torch.int64), [low.double(), high.double(), fractional.double()]
 
 
 def _raise_on_bad_values(advantages: torch.Tensor, mask_checks: list[torch.Tensor]) -> None:
     """Check the mask and the advantages with one host synchronization."""
     # A sum is finite only if every term is; one reduction costs far less than isfinite().
-    total = advantages.sum(dtype=torch.float64 if advantages.dtype == torch.float64 else None)
+    # It accumulates in float32 at least, where half precision would overflow at 65504.
+    total = advantages.sum(dtype=torch.promote_types(advantages.dtype, torch.float32))
     *mask_values, total_value = torch.stack([*mask_checks, total.double()]).tolist()
     if mask_values:
         low, high, *surplus = mask_values

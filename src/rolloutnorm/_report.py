@@ -65,12 +65,12 @@ class MassReport:
         lines = [f"{'rollout':<{width}}  rows  tokens  mass"]
         lines += [
             f"{rollout.rollout_id!s:<{width}}  {rollout.rows:>4}  {rollout.tokens:>6}  "
-            f"{_fraction(rollout.mass)}"
+            f"{_fraction(rollout.mass, self.num_trained_rows)}"
             for rollout in self.rollouts
         ]
         lines.append(
             f"batch: {len(self.rollouts)} rollouts over {self.num_trained_rows} trained rows, "
-            f"mass {_fraction(self.batch_mass)}"
+            f"mass {_fraction(self.batch_mass, self.num_trained_rows)}"
         )
         return "\n".join(lines)
 
@@ -119,5 +119,7 @@ def rollout_mass_report(
     return MassReport(rollouts=rollouts, num_trained_rows=num_trained_rows)
 
 
-def _fraction(value: float) -> str:
-    return f"{Fraction(value).limit_denominator(10_000)} ({value:.4f})"
+def _fraction(value: float, num_trained_rows: int) -> str:
+    """Print a mass as a fraction: every rollout's mass is a multiple of 1 / num_trained_rows."""
+    decimal = f"{value:.4f}" if value == 0 or abs(value) >= 1e-3 else f"{value:.3e}"
+    return f"{Fraction(value).limit_denominator(num_trained_rows)} ({decimal})"

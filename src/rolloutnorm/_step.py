@@ -12,7 +12,7 @@ import torch
 from rolloutnorm._config import RolloutNormConfig
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._ids import RolloutIds
-from rolloutnorm._normalize import normalize_advantages_by_rollout
+from rolloutnorm._normalize import check_batch, normalize_advantages_by_rollout
 from rolloutnorm._report import MassReport, rollout_mass_report
 from rolloutnorm._retention import RetentionPlan, plan_retention
 
@@ -28,14 +28,22 @@ class TrainedBatch:
         advantages: The kept rows' advantages, normalized per rollout.
         response_mask: The kept rows' response mask.
         rollout_ids: The kept rows' rollout ids, in the container type given.
-        report: Every kept rollout's normalized token mass.
     """
 
     plan: RetentionPlan
     advantages: torch.Tensor
     response_mask: torch.Tensor
     rollout_ids: RolloutIds
-    report: MassReport
+
+    def report(self) -> MassReport:
+        """Every kept rollout's normalized token mass, computed on request.
+
+        Returns:
+            The report for the kept rows and the plan's `num_trained_rows`.
+        """
+        return rollout_mass_report(
+            self.response_mask, self.rollout_ids, num_trained_rows=self.plan.num_trained_rows
+        )
 
 
 def retain_and_normalize(
@@ -66,31 +74,17 @@ def retain_and_normalize(
         rewards: Per row, the sequence-level reward.
 
     Returns:
-        The kept rows, normalized, with the plan and the mass report.
+        The kept rows, normalized, with the plan; ``report()`` gives their masses.
 
     Raises:
         RolloutNormError: If an argument is malformed, or no row is left to train
             (fewer candidate rows than one mini-batch).
     """
-    if not isinstance(advantages, torch.Tensor) or advantages.ndim != 2:
-        msg = "advantages must be a 2-D torch.Tensor (rows, tokens)"
+    if not isinstance(config, RolloutNormConfig):
+        msg = f"config must be a RolloutNormConfig from load_config, got {type(config).__name__}"
         raise RolloutNormError(msg)
-    if not isinstance(response_mask, torch.Tensor) or response_mask.shape != advantages.shape:
-        got = getattr(response_mask, "shape", type(response_mask).__name__)
-        want = tuple(advantages.shape)
-        msg = f"response_mask must be a tensor of the shape of advantages {want}, got {got}"
-        raise RolloutNormError(msg)
-    if not isinstance(rollout_ids, torch.Tensor | np.ndarray | Sequence) or isinstance(
-        rollout_ids, str | bytes
-    ):
-        msg = f"rollout_ids must be a list, tuple, numpy array or tensor, got {type(rollout_ids)}"
-        raise RolloutNormError(msg)
-    if len(rollout_ids) != advantages.shape[0]:
-        msg = (
-            f"rollout_ids must hold one id per row: got {len(rollout_ids)} ids "
-            f"for {advantages.shape[0]} rows"
-        )
-        raise RolloutNormError(msg)
+    # The whole batch, dropped rows included: whether bad input raises must not hang on the seed.
+    check_batch(advantages, response_mask, rollout_ids)
     plan = plan_retention(
         advantages.shape[0],
         mini_batch_size=config.mini_batch_size,
@@ -112,8 +106,7 @@ def retain_and_normalize(
         kept_ids,
         num_trained_rows=plan.num_trained_rows,
     )
-    report = rollout_mass_report(kept_mask, kept_ids, num_trained_rows=plan.num_trained_rows)
-    return TrainedBatch(plan, normalized, kept_mask, kept_ids, report)
+    return TrainedBatch(plan, normalized, kept_mask, kept_ids)
 
 
 def _take(rollout_ids: RolloutIds, indices: tuple[int, ...], kept: torch.Tensor) -> RolloutIds:
