@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Sessions for contributors and CI: tests, docs, serve, lint, bench.
+"""Sessions for contributors and CI: tests, docs, serve, lint, drift, bench.
 
 Torch is about 190 MB even on the CPU, so the sessions that import the project share one
 environment, ``.nox/shared``, installed once through the CPU constraints file and again only
@@ -81,6 +81,13 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("python", "scripts/check_headers.py")
+
+
+@nox.session(venv_backend="none")
+def drift(session: nox.Session) -> None:
+    """Apply each catalogued drift to a copy of the repo and show every check that catches it."""
+    python = _use_shared_env(session)
+    session.run(python, "scripts/drift.py", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")

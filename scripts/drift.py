@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Apply each catalogued drift to a copy of the repository and show which checks catch it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOGUE = ROOT / "scripts" / "drift_catalogue.toml"
+VERIFICATION_PAGE = ROOT / "docs" / "verification.md"
+KILL_SENTENCE = re.compile(r"<!-- drift-count -->.*?<!-- /drift-count -->", re.DOTALL)
+
+# Each check, run in the copy's own tree with the interpreter running this script.
+CHECKS = {
+    "docpact": ["-m", "docpact", "check"],
+    "docs-examples": ["-m", "pytest", "docs", "-x", "-q", "-p", "no:cacheprovider"],
+    "unit-tests": ["-m", "pytest", "tests", "src", "-x", "-q", "-p", "no:cacheprovider"],
+    "mkdocs": ["-m", "mkdocs", "build", "--strict", "--site-dir", "_drift_site"],
+}
+
+
+class DriftError(Exception):
+    """A catalogue entry that cannot be applied: exit status 2."""
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One catalogued drift: its name, the checks that must catch it, and its edits."""
+
+    name: str
+    expect: tuple[str, ...]
+    edits: tuple[dict[str, str], ...]
+
+
+def get_parser() -> argparse.ArgumentParser:
+    """The command line: which catalogue, and whether to rewrite the docs' kill count."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--catalogue", type=Path, default=CATALOGUE, help="the TOML catalogue")
+    parser.add_argument(
+        "--update-docs", action="store_true", help="write the kill count into docs/verification.md"
+    )
+    return parser
+
+
+def load_catalogue(path: Path) -> list[Drift]:
+    """Read and validate the catalogue.
+
+    Raises:
+        DriftError: If the file is not TOML or an entry is malformed.
+    """
+    try:
+        entries = tomllib.loads(path.read_text("utf-8"))["drift"]
+    except (OSError, tomllib.TOMLDecodeError, KeyError) as error:
+        msg = f"{path}: cannot read [[drift]] entries: {error}"
+        raise DriftError(msg) from None
+    drifts = []
+    for index, entry in enumerate(entries, start=1):
+        unknown = sorted(set(entry.get("expect", [])) - set(CHECKS))
+        if not entry.get("name") or not entry.get("expect") or not entry.get("edits") or unknown:
+            msg = f"{path}: drift {index} needs a name, edits and known checks in expect {unknown}"
+            raise DriftError(msg)
+        drifts.append(Drift(entry["name"], tuple(entry["expect"]), tuple(entry["edits"])))
+    return drifts
+
+
+def copy_repository(destination: Path) -> None:
+    """Copy the tracked and untracked, not ignored files of the repository."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            target = destination / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def apply(drift: Drift, tree: Path) -> None:
+    """Apply a drift's edits in place.
+
+    Raises:
+        DriftError: If a `find` text does not occur exactly once in its file.
+    """
+    for edit in drift.edits:
+        path = tree / edit["file"]
+        text = path.read_text("utf-8")
+        if text.count(edit["find"]) != 1:
+            copies = text.count(edit["find"])
+            msg = f"{drift.name}: {edit['file']} holds {copies} copies of {edit['find']!r}"
+            raise DriftError(msg)
+        path.write_text(text.replace(edit["find"], edit["replace"]), "utf-8")
+
+
+def run_checks(tree: Path) -> tuple[list[str], float]:
+    """Run every check in `tree`; return the names of those that fail, and the seconds taken."""
+    env = os.environ | {"PYTHONPATH": str(tree / "src"), "NO_MKDOCS_2_WARNING": "1"}
+    start, failed = time.perf_counter(), []
+    for name, arguments in CHECKS.items():
+        result = subprocess.run(
+            [sys.executable, *arguments], cwd=tree, env=env, capture_output=True, check=False
+        )
+        if result.returncode != 0:
+            failed.append(name)
+    return failed, time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the clean copy and every drift; print the table; 0 only if all drifts are caught."""
+    args = get_parser().parse_args(argv)
+    try:
+        drifts = load_catalogue(args.catalogue)
+    except DriftError as error:
+        print(f"drift: error: {error}", file=sys.stderr)
+        return 2
+    rows, ok = [], True
+    with tempfile.TemporaryDirectory(prefix="rolloutnorm-drift-") as scratch:
+        pristine = Path(scratch) / "pristine"
+        copy_repository(pristine)
+        clean_failures, seconds = run_checks(pristine)
+        ok &= not clean_failures
+        rows.append(("(no drift)", "-", ", ".join(clean_failures) or "nothing (clean)", seconds))
+        killed = 0
+        for index, drift in enumerate(drifts):
+            tree = Path(scratch) / f"drift-{index}"
+            shutil.copytree(pristine, tree)
+            try:
+                apply(drift, tree)
+            except DriftError as error:
+                print(f"drift: error: {error}", file=sys.stderr)
+                return 2
+            caught, seconds = run_checks(tree)
+            missed = [check for check in drift.expect if check not in caught]
+            ok &= bool(caught) and not missed
+            killed += bool(caught)
+            verdict = ", ".join(caught) or "NOTHING"
+            if missed:
+                verdict += f"  (MISSED by expected {', '.join(missed)})"
+            rows.append((drift.name, ", ".join(drift.expect), verdict, seconds))
+            shutil.rmtree(tree)
+    print_table(rows)
+    clean = "FAILS: " + ", ".join(clean_failures) if clean_failures else "passes every check"
+    print(f"\n{killed} of {len(drifts)} drifts caught; the clean copy {clean}")
+    if args.update_docs:
+        update_docs(killed, len(drifts))
+    return 0 if ok else 1
+
+
+def print_table(rows: list[tuple[str, str, str, float]]) -> None:
+    """Print drift, expected catchers, every check that caught it, and the time, aligned."""
+    header = ("drift", "expected catcher", "caught by", "time")
+    widths = [max(len(str(row[i])) for row in [*rows, header]) for i in range(3)]
+    print(
+        "  ".join(title.ljust(width) for title, width in zip(header, widths, strict=False))
+        + "  time"
+    )
+    for name, expect, caught, seconds in rows:
+        cells = (name.ljust(widths[0]), expect.ljust(widths[1]), caught.ljust(widths[2]))
+        print("  ".join(cells) + f"  {seconds:5.1f}s")
+
+
+def update_docs(killed: int, total: int) -> None:
+    """Rewrite the kill-count sentence of docs/verification.md."""
+    sentence = (
+        f"<!-- drift-count -->The drift catalogue holds {total} drifts; the last run of "
+        f"`python3 -m nox -s drift` caught {killed} of them.<!-- /drift-count -->"
+    )
+    text = VERIFICATION_PAGE.read_text("utf-8")
+    VERIFICATION_PAGE.write_text(KILL_SENTENCE.sub(sentence, text), "utf-8")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

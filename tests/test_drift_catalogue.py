@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: MIT
+"""The drift catalogue stays applicable to the tree, and the docs quote its size."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("drift", ROOT / "scripts" / "drift.py")
+drift = importlib.util.module_from_spec(_spec)
+sys.modules["drift"] = drift  # dataclasses look their module up while it executes
+_spec.loader.exec_module(drift)
+
+DRIFTS = drift.load_catalogue(drift.CATALOGUE)
+
+
+def test_catalogue_covers_the_required_drifts():
+    """The catalogue holds at least the eleven drifts the project promises to catch."""
+    assert len(DRIFTS) >= 11
+    assert len({entry.name for entry in DRIFTS}) == len(DRIFTS)
+
+
+@pytest.mark.parametrize("entry", DRIFTS, ids=[entry.name for entry in DRIFTS])
+def test_every_edit_still_applies_once(entry, tmp_path):
+    """Each drift's find text occurs exactly once, so the runner can apply it to today's tree."""
+    for edit in entry.edits:
+        target = tmp_path / edit["file"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((ROOT / edit["file"]).read_text("utf-8"), "utf-8")
+    drift.apply(entry, tmp_path)
+    for edit in entry.edits:
+        assert edit["replace"] in (tmp_path / edit["file"]).read_text("utf-8")
+
+
+def test_docs_quote_the_catalogue_size():
+    """docs/verification.md states the number of catalogued drifts that the runner wrote."""
+    text = drift.VERIFICATION_PAGE.read_text("utf-8")
+    sentence = drift.KILL_SENTENCE.search(text)
+    assert sentence is not None
+    total, killed = re.search(r"holds (\d+) drifts.* caught (\d+) of them", sentence[0]).groups()
+    assert int(total) == len(DRIFTS)
+    assert int(killed) == len(DRIFTS)
+
+
+def test_malformed_catalogue_is_a_usage_error(tmp_path, capsys):
+    """A catalogue entry naming an unknown check exits 2 with one error line."""
+    bad = tmp_path / "catalogue.toml"
+    bad.write_text(
+        '[[drift]]\nname = "x"\nexpect = ["nope"]\n'
+        'edits = [{file = "a", find = "b", replace = "c"}]\n'
+    )
+    assert drift.main(["--catalogue", str(bad)]) == 2
+    assert capsys.readouterr().err.startswith("drift: error: ")
