@@ -97,18 +97,26 @@ def id_kind(id_type: type) -> str:
 
 
 def _encode_sequence(rollout_ids: Sequence[Hashable]) -> np.ndarray:
+    num_rows = len(rollout_ids)
+    first_row: dict[Hashable, int] = {}
     try:
-        last_row = dict(zip(rollout_ids, range(len(rollout_ids)), strict=True))
+        # One pass at C speed: each row's code is the first row holding its id.
+        codes = np.fromiter(
+            map(first_row.setdefault, rollout_ids, range(num_rows)), np.int64, num_rows
+        )
     except TypeError:
         bad = next(i for i, rollout_id in enumerate(rollout_ids) if not _hashable(rollout_id))
         msg = f"rollout_ids[{bad}] is unhashable: {type(rollout_ids[bad]).__name__}"
         raise RolloutNormError(msg) from None
-    # Every id, not only the dict keys: True would hide behind an equal 1.
-    kinds = {id_kind(id_type) for id_type in set(map(type, rollout_ids))}
+    id_types = set(map(type, first_row))
+    if not all(issubclass(id_type, str | bytes) for id_type in id_types):
+        # Equal ids of other types share one key (1 == True == 1.0): look at every row.
+        id_types = set(map(type, rollout_ids))
+    kinds = {id_kind(id_type) for id_type in id_types}
     if len(kinds) > 1:
         msg = f"rollout_ids must all be of one kind, got {', '.join(sorted(kinds))}"
         raise RolloutNormError(msg)
-    return np.fromiter(map(last_row.__getitem__, rollout_ids), np.int64, len(rollout_ids))
+    return codes
 
 
 def _encode_tensor(

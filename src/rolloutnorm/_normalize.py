@@ -91,8 +91,10 @@ def normalize_advantages_by_rollout(
     divisor = torch.clamp(rollout_token_count * num_trained_rows, min=1)
 
     opmath = torch.float64 if advantages.dtype == torch.float64 else torch.float32
+    # Summed right before the division reads advantages again, while they are still cached.
+    advantages_sum = _finite_probe(advantages)
     normalized = advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1)
-    _raise_on_bad_values(advantages, mask_checks)
+    _raise_on_bad_values(advantages, [*mask_checks, advantages_sum])
     return normalized.to(advantages.dtype)
 
 
@@ -111,7 +113,8 @@ def check_batch(
     """
     num_rows = _check_batch(advantages, response_mask)
     encode_rollout_ids(rollout_ids, num_rows=num_rows, device=advantages.device)
-    _raise_on_bad_values(advantages, _count_row_tokens(response_mask)[1])
+    mask_checks = _count_row_tokens(response_mask)[1]
+    _raise_on_bad_values(advantages, [*mask_checks, _finite_probe(advantages)])
 
 
 def _check_batch(advantages: torch.Tensor, response_mask: torch.Tensor) -> int:
@@ -201,19 +204,22 @@ def _count_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[t
     return row_tokens.to(torch.int64), [low.double(), high.double(), fractional.double()]
 
 
-def _raise_on_bad_values(advantages: torch.Tensor, mask_checks: list[torch.Tensor]) -> None:
-    """Check the mask and the advantages with one host synchronization."""
-    # A sum is finite only if every term is; one reduction costs far less than isfinite().
-    # It accumulates in float32 at least, where half precision would overflow at 65504.
-    total = advantages.sum(dtype=torch.promote_types(advantages.dtype, torch.float32))
-    *mask_values, total_value = torch.stack([*mask_checks, total.double()]).tolist()
+def _finite_probe(advantages: torch.Tensor) -> torch.Tensor:
+    """The sum of the advantages: finite only if every value is, at the cost of one reduction."""
+    # Accumulated in float32 at least: a half-precision sum would overflow at 65504.
+    return advantages.sum(dtype=torch.promote_types(advantages.dtype, torch.float32)).double()
+
+
+def _raise_on_bad_values(advantages: torch.Tensor, checks: list[torch.Tensor]) -> None:
+    """Read the mask checks and the finite probe back in one host synchronization, and raise."""
+    *mask_values, total = torch.stack(checks).tolist()
     if mask_values:
-        low, high, *surplus = mask_values
-        if low < 0 or high > 1 or any(surplus):
+        low, high, *fractional = mask_values
+        if low < 0 or high > 1 or any(fractional):
             detail = f"values in [{low:g}, {high:g}]" if low < 0 or high > 1 else "fractions"
             msg = f"response_mask must hold only 0 and 1, got {detail}"
             raise RolloutNormError(msg)
-    if math.isfinite(total_value):
+    if math.isfinite(total):
         return
     bad = (~torch.isfinite(advantages)).nonzero()
     if bad.shape[0] == 0:
