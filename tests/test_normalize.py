@@ -13,17 +13,17 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from batches import response_mask
 from oracle import per_row_loop
 from rolloutnorm import RolloutNormError, normalize_advantages_by_rollout
 
 
-def _mask(lengths: list[int], width: int | None = None) -> torch.Tensor:
-    width = max(lengths, default=0) if width is None else width
-    return (torch.arange(width) < torch.tensor(lengths).unsqueeze(-1)).to(torch.int64)
+def _int_mask(lengths: list[int], width: int | None = None) -> torch.Tensor:
+    return response_mask(lengths, width, dtype=torch.int64)
 
 
 def _masses(lengths: list[int], ids: list, num_trained_rows: int) -> dict:
-    mask = _mask(lengths)
+    mask = _int_mask(lengths)
     ones = torch.ones(mask.shape, dtype=torch.float64)
     out = normalize_advantages_by_rollout(ones, mask, ids, num_trained_rows=num_trained_rows)
     masses: dict = {}
@@ -56,7 +56,7 @@ def test_batch_of_rollouts_with_uneven_rows_carries_a_sixth_each():
 
 def test_divisor_is_rollout_token_count_times_num_trained_rows():
     """Each row is divided by its rollout's tokens over all its rows times the trained rows."""
-    mask = _mask([2, 3, 4])
+    mask = _int_mask([2, 3, 4])
     out = normalize_advantages_by_rollout(
         torch.full((3, 4), 60.0, dtype=torch.float64), mask, [1, 1, 2], num_trained_rows=5
     )
@@ -85,7 +85,7 @@ def test_output_keeps_dtype_and_equals_the_loop(dtype):
     """The result has the dtype of advantages and equals the per-row loop bit for bit."""
     generator = torch.Generator().manual_seed(0)
     advantages = torch.randn(6, 9, generator=generator).to(dtype)
-    mask = _mask([9, 3, 0, 5, 9, 1])
+    mask = _int_mask([9, 3, 0, 5, 9, 1])
     ids = ["p", "q", "p", "r", "q", "p"]
     out = normalize_advantages_by_rollout(advantages, mask, ids, num_trained_rows=7)
     assert out.dtype == dtype
@@ -106,7 +106,7 @@ def test_bf16_token_counts_stay_exact_past_256():
 def test_every_mask_dtype_gives_the_same_result():
     """Float, int, uint8 and bool masks give the same result."""
     advantages = torch.randn(4, 5, generator=torch.Generator().manual_seed(1))
-    mask = _mask([5, 2, 0, 4])
+    mask = _int_mask([5, 2, 0, 4])
     ids = ["a", "b", "a", "c"]
     expected = normalize_advantages_by_rollout(advantages, mask, ids, num_trained_rows=4)
     for variant in (mask.bool(), mask.float(), mask.double(), mask.to(torch.uint8)):
@@ -143,7 +143,7 @@ def test_every_mask_dtype_gives_the_same_result():
 )
 def test_every_id_container_groups_rows_alike(ids):
     """Lists, tuples, numpy arrays and integer tensors of ids group the same rows."""
-    mask = _mask([1, 2, 3, 4])
+    mask = _int_mask([1, 2, 3, 4])
     out = normalize_advantages_by_rollout(torch.ones(4, 4), mask, ids, num_trained_rows=4)
     expected = per_row_loop(torch.ones(4, 4), mask, ["a", "b", "a", "c"], 4)
     assert torch.equal(out, expected)
@@ -339,7 +339,7 @@ def test_non_finite_advantages_are_rejected_even_in_padding(value):
     """NaN or inf anywhere, padding included, raises with its count and first position."""
     advantages = torch.ones(3, 4)
     advantages[2, 3] = value
-    mask = _mask([4, 4, 2], width=4)
+    mask = _int_mask([4, 4, 2], width=4)
     with pytest.raises(
         RolloutNormError,
         match="advantages must be finite everywhere, padding included: 1 non-finite values, "
@@ -389,7 +389,7 @@ def test_every_rollout_carries_one_over_num_trained_rows(batch):
 def test_permuting_rows_permutes_the_result(batch, rng):
     """Reordering the rows reorders the output and changes nothing else."""
     ids, lengths, extra = batch
-    mask = _mask(lengths)
+    mask = _int_mask(lengths)
     advantages = torch.randn(
         mask.shape, generator=torch.Generator().manual_seed(rng.randint(0, 99))
     )
@@ -412,7 +412,7 @@ def test_permuting_rows_permutes_the_result(batch, rng):
 def test_vectorized_equals_the_per_row_loop(batch, dtype, container):
     """The vectorized function equals the straightforward per-row loop bit for bit."""
     ids, lengths, extra = batch
-    mask = _mask(lengths)
+    mask = _int_mask(lengths)
     advantages = (
         torch.randn(mask.shape, generator=torch.Generator().manual_seed(len(ids))) * 5
     ).to(dtype)

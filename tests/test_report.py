@@ -3,25 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from batches import response_mask
 from rolloutnorm import MassReport, RolloutMass, rollout_mass_report
-
-
-def _mask(tokens_per_row: Sequence[int], width: int | None = None) -> torch.Tensor:
-    """A response mask whose rows hold the given numbers of leading response tokens."""
-    width = max(tokens_per_row) if width is None else width
-    mask = torch.zeros(len(tokens_per_row), width)
-    for row, tokens in enumerate(tokens_per_row):
-        mask[row, :tokens] = 1
-    return mask
-
 
 # Batch A (rows of 50 and 100 tokens), B (three rows of 30), C (one row of 40), interleaved.
 ABC_IDS = ["A", "B", "A", "B", "C", "B"]
@@ -33,7 +22,7 @@ ABC_TOKENS = [50, 30, 100, 30, 40, 30]
 
 def test_two_rollouts_one_row_each() -> None:
     """Two one-row rollouts over two trained rows carry 1/2 each, 1 in all."""
-    report = rollout_mass_report(_mask([3, 1]), ["a", "b"], num_trained_rows=2)
+    report = rollout_mass_report(response_mask([3, 1]), ["a", "b"], num_trained_rows=2)
     assert report.masses() == pytest.approx({"a": 0.5, "b": 0.5}, abs=1e-12)
     assert report.batch_mass == pytest.approx(1.0, abs=1e-12)
     assert report.num_trained_rows == 2
@@ -41,28 +30,28 @@ def test_two_rollouts_one_row_each() -> None:
 
 def test_two_rollouts_over_three_rows() -> None:
     """The same two rollouts, one now split over two rows, carry 1/3 each; the batch 2/3."""
-    report = rollout_mass_report(_mask([2, 1, 1]), ["a", "a", "b"], num_trained_rows=3)
+    report = rollout_mass_report(response_mask([2, 1, 1]), ["a", "a", "b"], num_trained_rows=3)
     assert report.masses() == pytest.approx({"a": 1 / 3, "b": 1 / 3}, abs=1e-12)
     assert report.batch_mass == pytest.approx(2 / 3, abs=1e-12)
 
 
 def test_two_one_row_rollouts_in_a_three_row_step() -> None:
     """Two one-row rollouts passed from a step of three trained rows carry 1/3 each."""
-    report = rollout_mass_report(_mask([3, 1]), ["a", "b"], num_trained_rows=3)
+    report = rollout_mass_report(response_mask([3, 1]), ["a", "b"], num_trained_rows=3)
     assert report.masses() == pytest.approx({"a": 1 / 3, "b": 1 / 3}, abs=1e-12)
     assert report.batch_mass == pytest.approx(2 / 3, abs=1e-12)
 
 
 def test_abc_batch_masses() -> None:
     """A (50+100 tokens), B (3x30) and C (40) over six rows carry 1/6 each, 1/2 in all."""
-    report = rollout_mass_report(_mask(ABC_TOKENS, 100), ABC_IDS, num_trained_rows=6)
+    report = rollout_mass_report(response_mask(ABC_TOKENS, 100), ABC_IDS, num_trained_rows=6)
     assert report.masses() == pytest.approx({"A": 1 / 6, "B": 1 / 6, "C": 1 / 6}, abs=1e-12)
     assert report.batch_mass == pytest.approx(0.5, abs=1e-12)
 
 
 def test_abc_batch_rows_and_tokens() -> None:
     """Each rollout entry counts its rows and its response tokens over those rows."""
-    report = rollout_mass_report(_mask(ABC_TOKENS, 100), ABC_IDS, num_trained_rows=6)
+    report = rollout_mass_report(response_mask(ABC_TOKENS, 100), ABC_IDS, num_trained_rows=6)
     assert [(r.rollout_id, r.rows, r.tokens) for r in report.rollouts] == [
         ("A", 2, 150),
         ("B", 3, 90),
@@ -73,7 +62,7 @@ def test_abc_batch_rows_and_tokens() -> None:
 
 def test_abc_batch_str() -> None:
     """str(report) prints one line per rollout in order of first appearance, then the batch."""
-    report = rollout_mass_report(_mask(ABC_TOKENS, 100), ABC_IDS, num_trained_rows=6)
+    report = rollout_mass_report(response_mask(ABC_TOKENS, 100), ABC_IDS, num_trained_rows=6)
     assert str(report) == (
         "rollout  rows  tokens  mass\n"
         "A           2     150  1/6 (0.1667)\n"
@@ -85,7 +74,7 @@ def test_abc_batch_str() -> None:
 
 def test_str_widens_for_long_ids() -> None:
     """The id column widens to the longest id."""
-    report = rollout_mass_report(_mask([2, 2]), ["episode-17", "b"], num_trained_rows=4)
+    report = rollout_mass_report(response_mask([2, 2]), ["episode-17", "b"], num_trained_rows=4)
     assert str(report) == (
         "rollout     rows  tokens  mass\n"
         "episode-17     1       2  1/4 (0.2500)\n"
@@ -106,7 +95,7 @@ IDS_BY_CONTAINER = {
 @pytest.mark.parametrize("container", list(IDS_BY_CONTAINER))
 def test_id_containers_give_the_same_masses(container: str) -> None:
     """Ids as list, tuple, numpy str array, numpy int array or int tensor give the same masses."""
-    mask = _mask([4, 2, 1, 3])
+    mask = response_mask([4, 2, 1, 3])
     report = rollout_mass_report(mask, IDS_BY_CONTAINER[container], num_trained_rows=5)
     reference = rollout_mass_report(mask, IDS_BY_CONTAINER["list"], num_trained_rows=5)
     assert [(r.rows, r.tokens) for r in report.rollouts] == [(2, 5), (1, 2), (1, 3)]
@@ -118,14 +107,14 @@ def test_id_containers_give_the_same_masses(container: str) -> None:
 def test_array_ids_are_reported_as_python_values(container: str) -> None:
     """Ids from numpy arrays and tensors appear in the report as plain str or int."""
     report = rollout_mass_report(
-        _mask([1, 1, 1, 1]), IDS_BY_CONTAINER[container], num_trained_rows=4
+        response_mask([1, 1, 1, 1]), IDS_BY_CONTAINER[container], num_trained_rows=4
     )
     assert {type(rollout_id) for rollout_id in report.masses()} <= {str, int}
 
 
 def test_zero_token_rollout_has_zero_mass() -> None:
     """A rollout whose rows have no response tokens has mass 0; the others keep theirs."""
-    mask = _mask([3, 0, 0, 2])
+    mask = response_mask([3, 0, 0, 2])
     report = rollout_mass_report(mask, ["a", "empty", "empty", "b"], num_trained_rows=4)
     by_id = {r.rollout_id: r for r in report.rollouts}
     assert (by_id["empty"].rows, by_id["empty"].tokens, by_id["empty"].mass) == (2, 0, 0.0)
@@ -135,7 +124,7 @@ def test_zero_token_rollout_has_zero_mass() -> None:
 
 def test_bool_mask_gives_the_same_report() -> None:
     """A bool response mask gives the same report as a float one."""
-    mask = _mask(ABC_TOKENS, 100)
+    mask = response_mask(ABC_TOKENS, 100)
     assert rollout_mass_report(mask.bool(), ABC_IDS, num_trained_rows=6) == rollout_mass_report(
         mask, ABC_IDS, num_trained_rows=6
     )
@@ -143,7 +132,7 @@ def test_bool_mask_gives_the_same_report() -> None:
 
 def test_report_is_a_mass_report() -> None:
     """rollout_mass_report returns a MassReport with a tuple of rollouts."""
-    report = rollout_mass_report(_mask([1]), ["a"], num_trained_rows=1)
+    report = rollout_mass_report(response_mask([1]), ["a"], num_trained_rows=1)
     assert isinstance(report, MassReport)
     assert isinstance(report.rollouts, tuple)
 

@@ -11,6 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from batches import response_mask
 from rolloutnorm import (
     RolloutNormConfig,
     RolloutNormError,
@@ -30,15 +31,6 @@ def _config(mini: int = 1, n: int = 1, cap: int | None = None, seed: int = 0) ->
             "rolloutnorm.retention_seed": seed,
         }
     )
-
-
-def _mask(tokens_per_row: Sequence[int], width: int | None = None) -> torch.Tensor:
-    """A response mask whose rows hold the given numbers of leading response tokens."""
-    width = max(tokens_per_row) if width is None else width
-    mask = torch.zeros(len(tokens_per_row), width)
-    for row, tokens in enumerate(tokens_per_row):
-        mask[row, :tokens] = 1
-    return mask
 
 
 def _random_batch(num_rows: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -63,7 +55,7 @@ def _expected(
 
 # Ten one-row rollouts of 1 to 10 tokens.
 TEN_IDS = [f"r{i}" for i in range(10)]
-TEN_MASK = _mask(range(1, 11))
+TEN_MASK = response_mask(range(1, 11))
 
 
 # --- the composition -------------------------------------------------------------------------
@@ -164,7 +156,7 @@ def test_partly_dropped_rollout_counts_only_its_kept_rows() -> None:
     ids = ["a", "a", "b", "c"]
     batch = retain_and_normalize(
         torch.ones(4, 4),
-        _mask([4, 2, 3, 1]),
+        response_mask([4, 2, 3, 1]),
         ids,
         config=_config(),
         drop=[True, False, False, False],
@@ -309,7 +301,7 @@ def _turns_step(x_rows: list[int]) -> TrainedBatch:
     tokens = [*x_rows, 5, 8, 2]
     ids = ["X"] * len(x_rows) + ["A", "B", "C"]
     return retain_and_normalize(
-        torch.ones(len(tokens), 12), _mask(tokens, 12), ids, config=_config(mini=2)
+        torch.ones(len(tokens), 12), response_mask(tokens, 12), ids, config=_config(mini=2)
     )
 
 
