@@ -27,22 +27,36 @@ def get_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class CommandFailed(Exception):
+    """A timed command exited with a non-zero status, so its timing measures a failure."""
+
+
 def median_seconds(rounds: int) -> dict[str, float]:
-    """Run the commands interleaved, after one warm-up each; return each one's median wall time."""
+    """Run the commands interleaved, after one warm-up each; return each one's median wall time.
+
+    Raises CommandFailed as soon as a run exits with a non-zero status.
+    """
     samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
     for round_index in range(rounds + 1):
         for name, command in COMMANDS.items():
             start = time.perf_counter()
-            subprocess.run(command, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+            result = subprocess.run(command, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+            if result.returncode:
+                msg = f"`{name}` exited with status {result.returncode} in {ROOT}"
+                raise CommandFailed(msg)
             if round_index:  # the first round only warms the file cache
                 samples[name].append(time.perf_counter() - start)
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print both timings and their ratio next to the target."""
+    """Print both timings and their ratio next to the target; exit 1 if a command fails."""
     args = get_parser().parse_args(argv)
-    timings = median_seconds(args.rounds)
+    try:
+        timings = median_seconds(args.rounds)
+    except CommandFailed as error:
+        print(f"bench_checks: error: {error}; a failing run is not timed", file=sys.stderr)
+        return 1
     ratio = timings["docpact check"] / timings["import torch"]
     for name, seconds in timings.items():
         print(f"{name:>14}: {seconds * 1e3:8.1f} ms (median of {args.rounds})")

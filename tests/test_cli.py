@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docpact import CODES
+from docpact import CODES, ContractExtension
 from docpact.__main__ import main
 from samples.drift import copy_project, drift, line_of
 
@@ -91,6 +91,14 @@ BAD_CONFIGS = {
     "empty contract list": ("[tool.docpact]\ncontract = []\n", "must be a non-empty array"),
     "empty operands": (CONTRACT + "operands = []\n", "operands must be a non-empty list"),
     "operand not a name": (CONTRACT + "operands = ['a b']\n", "operands must be a non-empty"),
+    "operand a keyword": (
+        CONTRACT + "operands = ['class']\n",
+        "operands must be a non-empty list of Python names, not keywords, got ['class']",
+    ),
+    "operand listed twice": (
+        CONTRACT + "operands = ['a', 'b', 'a']\n",
+        "tool.docpact.contract[0].operands lists ['a'] more than once",
+    ),
     "no operands": (CONTRACT, "operands must be a non-empty list"),
     "object not a path": (
         "[[tool.docpact.contract]]\nobject = 3\noperands = ['a']\n",
@@ -118,6 +126,17 @@ def test_a_malformed_config_is_one_line_and_exit_2(
     assert len(err.splitlines()) == 1
     assert err.startswith("pyproject.toml: error: ")
     assert message in err
+
+
+def test_a_griffe_that_never_calls_the_hook_is_exit_2(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(ContractExtension, "on_package", lambda self, **kwargs: None)
+    assert main(["check"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("pyproject.toml: error: griffe loaded package ratio but never called")
+    assert err.endswith("docpact needs griffe>=1.14\n")
 
 
 def test_a_missing_pyproject_is_exit_2(

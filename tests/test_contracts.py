@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from griffe import GriffeLoader, LoadingError
 
 from docpact import check_project, load_config
 from samples.drift import copy_project, drift, line_of
@@ -17,6 +19,9 @@ DIVIDE = "src/ratio/_divide.py"
 PYPROJECT = "pyproject.toml"
 GUIDE = "docs/guide.md"
 OBJECT = 'object = "ratio._divide.scale_by_rollout"'
+INIT = "src/ratio/__init__.py"
+# The divisor computed again, from the total token count instead of each rollout's.
+DIVISOR_AGAIN = "    divisor = torch.clamp(tokens_per_rollout.sum() * num_trained_rows, min=1)"
 
 
 @pytest.fixture
@@ -59,6 +64,10 @@ DRIFTS = {
         [(PYPROJECT, OBJECT, 'object = "ratio._divide.RolloutStats"')],
         ("DP001", DIVIDE, "class RolloutStats"),
     ),
+    "an attribute, not a function": (
+        [(PYPROJECT, OBJECT, 'object = "ratio._divide.__all__"')],
+        ("DP001", DIVIDE, "__all__ = ["),
+    ),
     "no docstring": (
         [(DIVIDE, '    """Divide each row', '    _ = """Divide each row')],
         ("DP001", DIVIDE, "def scale_by_rollout"),
@@ -70,6 +79,22 @@ DRIFTS = {
     "syntax error in the package": (
         [("src/ratio/__init__.py", "__all__ = [", "__all__ = [[")],
         ("DP001", "src/ratio/__init__.py", "__all__ = [["),
+    ),
+    "package not UTF-8": (
+        [(INIT, b"__all__ = [", b"__all__ = [  # \xff")],
+        ("DP001", INIT, "__all__ = ["),
+    ),
+    "module not UTF-8": (
+        [(DIVIDE, b"opmath = torch.float32", b"opmath = torch.float32  # \xff")],
+        ("DP001", DIVIDE, "opmath = torch.float32"),
+    ),
+    "NUL byte in the package": (
+        [(INIT, "__all__ = [", "__all__ = [  # \x00")],
+        ("DP001", INIT, "__all__ = ["),
+    ),
+    "NUL byte in the module": (
+        [(DIVIDE, "opmath = torch.float32", "opmath = torch.float32  # \x00")],
+        ("DP001", DIVIDE, "opmath = torch.float32"),
     ),
     "docstring lost the inline code": (
         [(DIVIDE, "by `rollout_token_count` times", "by rollout_token_count times")],
@@ -83,6 +108,24 @@ DRIFTS = {
         [
             (DIVIDE, "    num_trained_rows: int,", "    num_rows: int,"),
             (DIVIDE, "* num_trained_rows, min=1", "* num_rows, min=1"),
+        ],
+        ("DP003", DIVIDE, "def scale_by_rollout"),
+    ),
+    "parameter renamed, the old name kept as a local": (
+        [
+            (DIVIDE, "    num_trained_rows: int,", "    trained_rows: int,"),
+            (DIVIDE, "    rollout_token_count = ", "    num_trained_rows = int(trained_rows)\n$"),
+        ],
+        ("DP003", DIVIDE, "def scale_by_rollout"),
+    ),
+    "divisor overwritten before the division": (
+        [(DIVIDE, "    opmath = ", DIVISOR_AGAIN + "\n    opmath = ")],
+        ("DP003", DIVIDE, "scaled = advantages"),
+    ),
+    "second division divides another value": (
+        [
+            (DIVIDE, "(rollout_token_count * num_trained_rows, min=1)", "(rollout_token_count)"),
+            (DIVIDE, "    return scaled.to(", "    other = advantages / num_trained_rows\n$"),
         ],
         ("DP003", DIVIDE, "scaled = advantages"),
     ),
@@ -98,6 +141,24 @@ DRIFTS = {
         [(GUIDE, "## Per-rollout mean loss", "## Per-rollout loss")],
         ("DP005", PYPROJECT, "[[tool.docpact.contract]]"),
     ),
+    "docs heading commented out": (
+        [(GUIDE, "## Per-rollout mean loss", "<!--\n## Per-rollout mean loss\n-->")],
+        ("DP005", PYPROJECT, "[[tool.docpact.contract]]"),
+    ),
+    "docs operand only in an HTML comment": (
+        [
+            (GUIDE, "`rollout_token_count * num_trained_rows`", "`rollout_token_count` times"),
+            (GUIDE, "`num_trained_rows` counts", "<!-- `num_trained_rows` --> the rows counts"),
+        ],
+        ("DP004", GUIDE, "## Per-rollout mean loss"),
+    ),
+    "docs code span across a paragraph break": (
+        [
+            (GUIDE, "`rollout_token_count * num_trained_rows`", "`rollout_token_count` times"),
+            (GUIDE, "`num_trained_rows` counts", "` is cut.\n\nnum_trained_rows` counts"),
+        ],
+        ("DP004", GUIDE, "## Per-rollout mean loss"),
+    ),
     "division gone": (
         [(DIVIDE, "advantages.to(opmath) / divisor", "advantages.to(opmath) * divisor")],
         ("DP006", DIVIDE, "def scale_by_rollout"),
@@ -105,25 +166,102 @@ DRIFTS = {
 }
 
 
+def apply(project: Path, edits: list[tuple[str, str | bytes, str | bytes]]) -> None:
+    """Make each edit; a `$` that ends a replacement stands for the text it replaces."""
+    for file, old, new in edits:
+        if isinstance(new, str) and new.endswith("$"):
+            new = new[:-1] + str(old)
+        drift(project / file, old, new)
+
+
 @pytest.mark.parametrize(("edits", "expected"), DRIFTS.values(), ids=DRIFTS.keys())
 def test_each_drift_gives_its_one_finding(
     project: Path, edits: list[tuple[str, str, str]], expected: tuple[str, str, str]
 ) -> None:
-    for file, old, new in edits:
-        drift(project / file, old, new)
+    apply(project, edits)
     code, path, text_on_line = expected
     assert findings(project) == [(code, path, line_of(project / path, text_on_line))]
 
 
+# Rewrites that keep the contract: docpact must not report them.
+KEPT = {
+    "torch.div with the divisor as other=": [
+        (
+            DIVIDE,
+            "advantages.to(opmath) / divisor",
+            "torch.div(advantages.to(opmath), other=divisor",
+        ),
+        (DIVIDE, ".unsqueeze(-1)\n", ".unsqueeze(-1))\n"),
+    ],
+    "division split over two statements": [
+        (DIVIDE, "(rollout_token_count * num_trained_rows, min=1)", "(rollout_token_count, min=1)"),
+        (DIVIDE, "    return scaled.to(", "    scaled = scaled / num_trained_rows\n$"),
+    ],
+    "augmented divisions in a row": [
+        (DIVIDE, "(rollout_token_count * num_trained_rows, min=1)", "(rollout_token_count, min=1)"),
+        (
+            DIVIDE,
+            "    scaled = advantages.to(opmath) / ",
+            "    scaled = advantages.to(opmath)\n    scaled /= ",
+        ),
+        (DIVIDE, "    return scaled.to(", "    scaled /= num_trained_rows\n$"),
+    ],
+    "divisor assigned in both branches": [
+        (
+            DIVIDE,
+            "    divisor = torch.clamp(",
+            "    if codes.numel():\n        divisor = torch.clamp(",
+        ),
+        (DIVIDE, "    opmath = ", "    else:\n    " + DIVISOR_AGAIN + "\n$"),
+    ],
+    "docs operand named only in a subsection": [
+        (GUIDE, "`num_trained_rows` counts", "### Rows\n\n`num_trained_rows` counts"),
+        (GUIDE, "`rollout_token_count * num_trained_rows`", "`rollout_token_count` times"),
+    ],
+}
+
+
+@pytest.mark.parametrize("edits", KEPT.values(), ids=KEPT.keys())
+def test_each_rewrite_that_keeps_the_contract_gives_no_finding(
+    project: Path, edits: list[tuple[str, str, str]]
+) -> None:
+    apply(project, edits)
+    assert findings(project) == []
+
+
 def test_a_finding_names_the_missing_operand(project: Path) -> None:
-    drift(project / DIVIDE, "    num_trained_rows: int,", "    num_rows: int,")
-    drift(project / DIVIDE, "* num_trained_rows, min=1", "* num_rows, min=1")
+    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
     [finding] = check_project(load_config(project / PYPROJECT))
     assert finding.message == (
         "no division in ratio._divide.scale_by_rollout computes its divisor "
-        "from operand `num_trained_rows`"
+        "from operand `rollout_token_count`"
     )
     assert str(finding) == f"{DIVIDE}:{finding.line}: DP003 {finding.message}"
+
+
+def test_a_renamed_parameter_is_named_as_renamed(project: Path) -> None:
+    drift(project / DIVIDE, "    num_trained_rows: int,", "    trained_rows: int,")
+    drift(project / DIVIDE, "    rollout_token_count = ", "    num_trained_rows = 1\n    x = ")
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert finding.message == (
+        "operand `num_trained_rows` is documented as a parameter of "
+        "ratio._divide.scale_by_rollout but the signature has none (renamed?)"
+    )
+
+
+def test_an_attribute_is_named_with_its_article(project: Path) -> None:
+    drift(project / PYPROJECT, OBJECT, 'object = "ratio._divide.__all__"')
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert finding.message == "ratio._divide.__all__ is an attribute, not a function"
+
+
+def test_an_unreadable_module_names_the_reason(project: Path) -> None:
+    drift(project / DIVIDE, b"opmath = torch.float32", b"opmath = torch.float32  # \xff")
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert finding.message == (
+        "ratio._divide.scale_by_rollout cannot be read: "
+        "src/ratio/_divide.py is not UTF-8 (invalid start byte)"
+    )
 
 
 def test_every_operand_missing_from_the_docs_is_a_finding(project: Path) -> None:
@@ -146,3 +284,42 @@ def test_checking_never_imports_torch() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_syntax_error_in_a_single_module_package_is_reported_at_the_error(
+    project: Path,
+) -> None:
+    (project / DIVIDE).rename(project / "src" / "solo.py")
+    shutil.rmtree(project / "src" / "ratio")
+    drift(project / PYPROJECT, OBJECT, 'object = "solo.scale_by_rollout"')
+    assert findings(project) == []
+    drift(project / "src" / "solo.py", "opmath = torch.float32", "opmath = torch.float32 +")
+    line = line_of(project / "src" / "solo.py", "opmath = torch.float32 +")
+    assert findings(project) == [("DP001", "src/solo.py", line)]
+
+
+def test_a_syntax_error_in_a_namespace_package_is_reported_at_the_error(project: Path) -> None:
+    (project / INIT).unlink()
+    assert findings(project) == []
+    drift(project / DIVIDE, "opmath = torch.float32", "opmath = torch.float32 +")
+    assert findings(project) == [("DP001", DIVIDE, line_of(project / DIVIDE, "float32 +"))]
+
+
+def test_a_loading_error_without_a_file_at_fault_is_reported_at_the_contract(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        msg = "OSError when loading src/ratio: too many open files"
+        raise LoadingError(msg)
+
+    monkeypatch.setattr(GriffeLoader, "load", fail)
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert (finding.code, finding.path, finding.line) == (
+        "DP001",
+        PYPROJECT,
+        line_of(project / PYPROJECT, "[[tool.docpact.contract]]"),
+    )
+    assert finding.message == (
+        "ratio._divide.scale_by_rollout cannot be loaded: "
+        "OSError when loading src/ratio: too many open files"
+    )

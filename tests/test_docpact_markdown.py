@@ -42,6 +42,20 @@ def test_names_in_any_inline_code_span_count() -> None:
     assert inline_code_names(text) == {"a", "b", "c", "d", "e", "f"}
 
 
+def test_html_comments_are_not_read_but_code_spans_may_show_one() -> None:
+    text = "`a` <!-- `b` -->\n<!--\n\n`c`\n-->\n`<!-- d -->` e"
+    assert inline_code_names(text) == {"a", "d"}
+
+
+def test_a_code_span_never_crosses_a_blank_line() -> None:
+    assert inline_code_names("`a is cut\n\nb` is too\n\n`c\nd` runs over a line") == {"c", "d"}
+
+
+def test_a_heading_inside_an_html_comment_is_no_section() -> None:
+    page = "# Shown\n\n<!--\n## Hidden\n-->\n\n## Also shown\n"
+    assert [(s.anchor, s.line) for s in sections(page)] == [("shown", 1), ("also-shown", 7)]
+
+
 def test_headings_get_the_anchors_mkdocs_gives_them() -> None:
     found = [(section.anchor, section.line) for section in sections(PAGE)]
     assert found == [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from samples.drift import copy_project, drift
+from samples.drift import copy_project, drift, line_of
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("mkdocstrings_handlers") is None,
@@ -20,11 +20,15 @@ pytestmark = pytest.mark.skipif(
 DIVIDE = "src/ratio/_divide.py"
 
 
-def build(project: Path) -> subprocess.CompletedProcess[str]:
-    """Build the fixture site in strict mode, in its own process as a user would."""
+def build(project: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Build the fixture site in strict mode, in its own process as a user would.
+
+    From another folder than the project's, the build names the project's `mkdocs.yml`.
+    """
+    config = [] if cwd is None else ["-f", str(project / "mkdocs.yml")]
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict"],
-        cwd=project,
+        [sys.executable, "-m", "mkdocs", "build", "--strict", *config],
+        cwd=cwd or project,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -52,6 +56,20 @@ def test_the_strict_build_fails_on_drift_and_passes_once_mended(project: Path) -
     mended = build(project)
     assert mended.returncode == 0, mended.stdout
     assert "WARNING" not in mended.stdout
+
+
+def test_the_build_finds_the_contracts_from_any_current_folder(
+    project: Path, tmp_path: Path
+) -> None:
+    """`pyproject: !relative $config_dir/pyproject.toml` is read next to mkdocs.yml."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert build(project, cwd=elsewhere).returncode == 0
+    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
+    broken = build(project, cwd=elsewhere)
+    assert broken.returncode == 1
+    line = line_of(project / DIVIDE, "scaled = advantages")
+    assert f"docpact: {DIVIDE}:{line}: DP003 no division" in broken.stdout
 
 
 def test_contract_anchors_are_the_ids_on_the_built_page(project: Path) -> None:

@@ -1,5 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""The built site fetches nothing from the network and shows its formulas as MathML."""
+"""The built site fetches nothing from the network, works opened from disk, and shows MathML.
+
+Opened from disk (file://) with no network, its links name files that exist and its search
+finds pages. docs/hooks/external_assets.py is the one scanner for external assets: the strict
+build runs it on every page, and these tests reuse it on the built files.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -30,74 +36,55 @@ $$
 Code keeps its dollars: `$x$`. Prices of $5 and $6 are not math.
 See [the sources](https://example.invalid/sources).
 """
-
-# Where a tag fetches what its attribute names; `<link>` is judged by its `rel` instead.
-FETCHING_ATTRIBUTES = {
-    "audio": ("src",),
-    "embed": ("src",),
-    "iframe": ("src",),
-    "image": ("href",),
-    "img": ("src", "srcset"),
-    "input": ("src",),
-    "object": ("data",),
-    "script": ("src",),
-    "source": ("src", "srcset"),
-    "track": ("src",),
-    "video": ("src", "poster"),
-}
-FETCHING_RELS = {
-    "apple-touch-icon",
-    "dns-prefetch",
-    "icon",
-    "manifest",
-    "modulepreload",
-    "preconnect",
-    "prefetch",
-    "preload",
-    "stylesheet",
-}
-EXTERNAL_URL = re.compile(r"\s*(?:https?:)?//", re.IGNORECASE)
-CSS_EXTERNAL_URL = re.compile(
-    r"""(?:url\(\s*["']?|@import\s+["'])\s*(?P<url>(?:https?:)?//[^"')\s;]+)""", re.IGNORECASE
-)
+# Where a reference leaves the site, or stays on its page; everything else names a file.
+NOT_A_FILE = re.compile(r"(?:https?:|mailto:|data:|#|//)", re.IGNORECASE)
+# The attribute by which each tag links to or loads a URL.
+REFERENCE_ATTRIBUTES = {"a": "href", "img": "src", "link": "href", "script": "src"}
 
 
-class _PageScanner(HTMLParser):
-    """Collect the external URLs a page would fetch, and whether it holds a Mermaid diagram."""
+def load_hook(name: str) -> ModuleType:
+    """Import docs/hooks/NAME.py from its path, as MkDocs does."""
+    spec = importlib.util.spec_from_file_location(f"{name}_hook", ROOT / f"docs/hooks/{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ASSETS = load_hook("external_assets")
+
+
+class _References(HTMLParser):
+    """Collect what a page links to (`<a href>`) and what it loads from the site itself."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.fetched: list[str] = []
-        self.mermaid = False
-        self._in_style = False
+        self.urls: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {name: value or "" for name, value in attrs}
-        names = FETCHING_ATTRIBUTES.get(tag, ())
-        if tag == "link" and FETCHING_RELS & set(values.get("rel", "").lower().split()):
-            names = ("href",)
-        for name in names:
-            # A srcset lists candidates as "URL WIDTH, URL WIDTH".
-            urls = values.get(name, "").split(",") if name == "srcset" else [values.get(name, "")]
-            self.fetched += [url.strip() for url in urls if EXTERNAL_URL.match(url)]
-        self.fetched += [m["url"] for m in CSS_EXTERNAL_URL.finditer(values.get("style", ""))]
-        self.mermaid |= tag == "pre" and "mermaid" in values.get("class", "").split()
-        self._in_style = tag == "style"
-
-    def handle_endtag(self, tag: str) -> None:
-        self._in_style = False
-
-    def handle_data(self, data: str) -> None:
-        if self._in_style:
-            self.fetched += [m["url"] for m in CSS_EXTERNAL_URL.finditer(data)]
+        url = dict(attrs).get(REFERENCE_ATTRIBUTES.get(tag, ""))
+        if url and not NOT_A_FILE.match(url):
+            self.urls.append(url)
 
 
-def scan(page: Path) -> _PageScanner:
-    """Parse one built HTML page."""
-    scanner = _PageScanner()
-    scanner.feed(page.read_text(encoding="utf-8"))
-    scanner.close()
-    return scanner
+def local_references(page: Path) -> list[str]:
+    """The URLs of one built page that name a file of the site."""
+    parser = _References()
+    parser.feed(page.read_text(encoding="utf-8"))
+    parser.close()
+    return parser.urls
+
+
+def resolve(url: str, page: Path, site: Path) -> Path:
+    """The file `url` names when a browser opens `page` of `site` from disk."""
+    path = unquote(urlsplit(url).path)
+    if not path:
+        return page
+    # 404.html is what a server sends for any missing path, so its URLs start at the root.
+    if page == site / "404.html":
+        return (site / path.lstrip("/")).resolve()
+    return (page.parent / path).resolve()
 
 
 def build(project: Path, site: Path) -> subprocess.CompletedProcess[str]:
@@ -133,12 +120,7 @@ def copy_site(destination: Path, page: str, config: str = "") -> Path:
 @pytest.fixture(scope="module")
 def hook() -> ModuleType:
     """docs/hooks/mathml.py, imported from its path as MkDocs does."""
-    spec = importlib.util.spec_from_file_location("mathml_hook", ROOT / "docs/hooks/mathml.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_hook("mathml")
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +137,7 @@ def math_site(
     """A copy of the site with MATH_PAGE added, built once; the result and the page's HTML."""
     project = copy_site(tmp_path_factory.mktemp("math"), MATH_PAGE)
     result = build(project, project / "site")
-    page = project / "site" / Path(EXTRA_PAGE).stem / "index.html"
+    page = project / "site" / Path(EXTRA_PAGE).with_suffix(".html")
     return result, page.read_text(encoding="utf-8") if page.exists() else ""
 
 
@@ -171,14 +153,14 @@ def test_no_page_or_style_sheet_loads_an_external_asset(
 ) -> None:
     _, directory = site
     found = [
-        f"{page.relative_to(directory)}: {url}"
+        f"{page.relative_to(directory)}: {fetch.url}"
         for page in directory.rglob("*.html")
-        for url in scan(page).fetched
+        for fetch in ASSETS.external_assets(page.read_text(encoding="utf-8"))
     ]
     found += [
         f"{sheet.relative_to(directory)}: {match['url']}"
         for sheet in directory.rglob("*.css")
-        for match in CSS_EXTERNAL_URL.finditer(sheet.read_text(encoding="utf-8"))
+        for match in ASSETS.CSS_EXTERNAL_URL.finditer(sheet.read_text(encoding="utf-8"))
     ]
     assert list(directory.rglob("*.html"))
     assert found == []
@@ -196,11 +178,41 @@ def test_no_file_of_the_site_names_google_fonts(
     assert naming == []
 
 
-def test_no_page_holds_a_mermaid_diagram_which_would_load_mermaid_from_unpkg(
+def test_every_link_and_local_asset_of_every_page_names_a_file_of_the_site(
+    site: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    """Opened from disk, no server maps `folder/` to its index.html: each URL must be a file."""
+    _, directory = site
+    directory = directory.resolve()
+    pages = sorted(directory.rglob("*.html"))
+    broken = [
+        f"{page.relative_to(directory)}: {url}"
+        for page in pages
+        for url in local_references(page)
+        if not (
+            resolve(url, page, directory).is_relative_to(directory)
+            and resolve(url, page, directory).is_file()
+        )
+    ]
+    assert len(pages) >= 5
+    assert broken == []
+
+
+def test_the_navigation_links_pages_by_their_html_files(
     site: tuple[subprocess.CompletedProcess[str], Path],
 ) -> None:
     _, directory = site
-    assert [page for page in directory.rglob("*.html") if scan(page).mermaid] == []
+    urls = local_references(directory / "reference" / "docpact.html")
+    assert {"../index.html", "../trainer-configuration.html", "rolloutnorm.html"} <= set(urls)
+    assert not [url for url in urls if urlsplit(url).path.endswith("/")]
+
+
+def test_no_page_header_links_to_a_repository(
+    site: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    """Without `repo_url` the theme shows no repository link, which would be dead offline."""
+    _, directory = site
+    assert [p for p in directory.rglob("*.html") if 'class="md-source"' in p.read_text()] == []
 
 
 def test_inline_and_display_math_become_mathml_and_code_keeps_its_dollars(
@@ -244,6 +256,80 @@ def test_an_external_script_aborts_the_strict_build_naming_it(
     assert result.returncode == 1, result.stdout
     assert "WARNING -  External file: https://cdn.example.invalid/x.js" in result.stdout
     assert "Aborted with" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("html", "url"),
+    [
+        pytest.param(
+            '<iframe src="https://example.com/x"></iframe>', "https://example.com/x", id="iframe"
+        ),
+        pytest.param(
+            '<div style="background:url(https://example.com/y.png)">y</div>',
+            "https://example.com/y.png",
+            id="style",
+        ),
+    ],
+)
+def test_an_external_asset_the_privacy_plugin_misses_aborts_the_strict_build_naming_it(
+    tmp_path: Path, html: str, url: str
+) -> None:
+    result = build(copy_site(tmp_path, f"# Page\n\n{html}\n"), tmp_path / "site")
+    assert result.returncode == 1, result.stdout
+    assert f"WARNING -  external_assets: docs/{EXTRA_PAGE}: " in result.stdout
+    assert f" loads {url} from the network" in result.stdout
+    assert "Aborted with" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("html", "found"),
+    [
+        ('<iframe src="https://e.com/x"></iframe>', [("https://e.com/x", "<iframe src>")]),
+        ('<embed src="//e.com/x.swf">', [("//e.com/x.swf", "<embed src>")]),
+        (
+            '<object data="https://e.com/o.svg"></object>',
+            [("https://e.com/o.svg", "<object data>")],
+        ),
+        (
+            '<video poster="https://e.com/p.png"><source src="https://e.com/v.mp4"></video>',
+            [("https://e.com/p.png", "<video poster>"), ("https://e.com/v.mp4", "<source src>")],
+        ),
+        ('<audio src=" HTTP://e.com/a.mp3">', [("HTTP://e.com/a.mp3", "<audio src>")]),
+        (
+            '<img src="a.png" srcset="https://e.com/a.png 1x, b.png 2x, //e.com/c.png 3x">',
+            [("https://e.com/a.png", "<img srcset>"), ("//e.com/c.png", "<img srcset>")],
+        ),
+        (
+            '<svg><image href="https://e.com/i.png"/></svg>',
+            [("https://e.com/i.png", "<image href>")],
+        ),
+        ('<link rel="Preconnect" href="https://e.com">', [("https://e.com", "<link href>")]),
+        (
+            "<p style=\"background: url( 'https://e.com/y.png' )\">y</p>",
+            [("https://e.com/y.png", "<p style>")],
+        ),
+        (
+            '<style>@import "https://e.com/a.css"; p { background: url(//e.com/b.png) }</style>',
+            [("https://e.com/a.css", "<style>"), ("//e.com/b.png", "<style>")],
+        ),
+        ('<pre class="mermaid">graph LR</pre>', [(ASSETS.MERMAID_URL, '<pre class="mermaid">')]),
+    ],
+)
+def test_the_scanner_finds_each_kind_of_external_asset_with_what_names_it(
+    html: str, found: list[tuple[str, str]]
+) -> None:
+    assert ASSETS.external_assets(html) == found
+
+
+def test_the_scanner_leaves_links_and_local_or_inline_assets_alone() -> None:
+    html = (
+        '<a href="https://e.com/">e</a><link rel="canonical" href="https://e.com/">'
+        '<img src="a.png" srcset="b.png 2x"><img src="data:image/png;base64,AA==">'
+        '<iframe src="page.html"></iframe><div style="background:url(x.png)">x</div>'
+        "<style>p { background: url(data:image/png;base64,AA==) }</style>"
+        "<p>Not in a style block: url(https://e.com/z.png)</p><pre><code>mermaid</code></pre>"
+    )
+    assert ASSETS.external_assets(html) == []
 
 
 def test_an_unconvertible_formula_aborts_the_strict_build_naming_the_page(tmp_path: Path) -> None:

@@ -14,13 +14,14 @@ from sybil import Document
 from sybil.example import SybilFailure
 
 from docpact.sybil import docs_sybil
+from samples.drift import copy_project, drift, line_of
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = Path(__file__).resolve().parent / "samples" / "sybil_project"
 
 
-def parse(page: str) -> Document:
-    return docs_sybil(root=SAMPLE).parse(SAMPLE / "docs" / page)
+def parse(page: str, root: Path = SAMPLE) -> Document:
+    return docs_sybil(root=root).parse(root / "docs" / page)
 
 
 def run(document: Document) -> list[str]:
@@ -70,6 +71,61 @@ def test_a_skip_without_a_reason_is_an_error() -> None:
 def test_a_config_defaults_comment_needs_its_yaml_block() -> None:
     with pytest.raises(ValueError, match=r"lonely_directive\.md:3: docpact: config-defaults must"):
         parse("lonely_directive.md")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_project("sybil_project", tmp_path)
+
+
+DIRECTIVE = "<!-- docpact: config-defaults conf/defaults.yaml -->"
+BAD_DIRECTIVES = {
+    "no path": (
+        "<!-- docpact: config-defaults -->",
+        r"examples\.md:31: docpact: config-defaults needs a file path, for example",
+    ),
+    "two paths": (
+        "<!-- docpact: config-defaults a.yaml b.yaml -->",
+        r"examples\.md:31: docpact: config-defaults takes one file path, got a\.yaml b\.yaml",
+    ),
+    "misspelt": (
+        "<!-- docpact: config-default conf/defaults.yaml -->",
+        r"examples\.md:31: unknown docpact directive 'config-default'; "
+        r"known directives: config-defaults",
+    ),
+    "empty": ("<!-- docpact: -->", r"examples\.md:31: unknown docpact directive ''"),
+}
+
+
+@pytest.mark.parametrize(("comment", "error"), BAD_DIRECTIVES.values(), ids=BAD_DIRECTIVES.keys())
+def test_a_malformed_docpact_directive_is_an_error_naming_page_and_line(
+    project: Path, comment: str, error: str
+) -> None:
+    drift(project / "docs" / "examples.md", DIRECTIVE, comment)
+    assert line_of(project / "docs" / "examples.md", comment) == 31
+    with pytest.raises(ValueError, match=error):
+        parse("examples.md", root=project)
+
+
+BAD_FILES = {
+    "invalid YAML": (
+        b"trainer: [1,\n",
+        "conf/defaults.yaml is not valid YAML: while parsing a flow node",
+    ),
+    "not UTF-8": (
+        b"trainer: \xff\n",
+        "conf/defaults.yaml cannot be read: not UTF-8 (invalid start byte)",
+    ),
+}
+
+
+@pytest.mark.parametrize(("data", "message"), BAD_FILES.values(), ids=BAD_FILES.keys())
+def test_an_unreadable_defaults_file_fails_its_example_naming_the_file(
+    project: Path, data: bytes, message: str
+) -> None:
+    (project / "conf" / "defaults.yaml").write_bytes(data)
+    outcome = run(parse("examples.md", root=project))[-1]
+    assert outcome.startswith(f"failed: docs/examples.md:31: {message}")
 
 
 def test_the_root_defaults_to_the_callers_project() -> None:

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 from griffe import GriffeLoader, LoadingError, load_extensions
 
+from docpact._errors import DocpactError
 from docpact._extension import ContractExtension
-from docpact._rules import missing_object
+from docpact._findings import relative
+from docpact._sources import missing_object
 
 if TYPE_CHECKING:
     from docpact._config import Config
@@ -17,18 +19,25 @@ if TYPE_CHECKING:
 
 __all__ = ["check_project"]
 
+# What griffe raises for a package it cannot find, read or parse.
+_LOAD_ERRORS = (ImportError, LoadingError, OSError, SyntaxError, ValueError)
+
 
 def check_project(config: Config) -> list[Finding]:
     """Check every contract of a project.
 
     Packages are searched for under `src/` and then the project root. A package that
-    cannot be found or parsed is reported as a finding on each of its contracts.
+    cannot be found, read or parsed is reported as a finding on each of its contracts.
 
     Args:
         config: The project's contracts.
 
     Returns:
         The findings, sorted by path, line and code.
+
+    Raises:
+        DocpactError: When griffe loaded a package without calling the extension's
+            `on_package` hook (griffe older than 1.14), so its contracts went unchecked.
     """
     extension = ContractExtension(config=config, log=False)
     loader = GriffeLoader(
@@ -40,16 +49,25 @@ def check_project(config: Config) -> list[Finding]:
     findings = []
     griffe_logger = logging.getLogger("griffe")
     for package in sorted({contract.package for contract in config.contracts}):
+        contracts = [contract for contract in config.contracts if contract.package == package]
         # griffe logs a traceback for a package it cannot parse; docpact reports one line.
         griffe_logger.disabled, was_disabled = True, griffe_logger.disabled
         try:
             loader.load(package, try_relative_path=False)
-        except (ModuleNotFoundError, LoadingError):
+        except _LOAD_ERRORS as error:
+            reason = None if type(error) is ModuleNotFoundError else error
             findings += [
-                missing_object(contract, package=None, config=config)
-                for contract in config.contracts
-                if contract.package == package
+                missing_object(contract, package=None, config=config, error=reason)
+                for contract in contracts
             ]
+            continue
         finally:
             griffe_logger.disabled = was_disabled
+        if unchecked := [c.object for c in contracts if c not in extension.checked]:
+            msg = (
+                f"{relative(config.pyproject, config.root)}: error: griffe loaded package "
+                f"{package} but never called docpact's on_package hook, so {unchecked} went "
+                "unchecked; docpact needs griffe>=1.14"
+            )
+            raise DocpactError(msg)
     return sorted(findings + extension.findings)

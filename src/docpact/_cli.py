@@ -63,17 +63,17 @@ def main(args: Sequence[str] | None = None) -> int:
         args: The arguments, without the program name; `sys.argv[1:]` by default.
 
     Returns:
-        The exit status: 0 clean, 1 findings, 2 configuration error. Usage errors exit with
-        status 2 through `SystemExit`.
+        The exit status: 0 clean, 1 findings, 2 configuration error (or a griffe too old
+        to run the checks). Usage errors exit with status 2 through `SystemExit`.
     """
     options = get_parser().parse_args(args)
     with _console():
         try:
             config = load_config(options.pyproject or find_pyproject(Path.cwd()))
+            findings = check_project(config)
         except DocpactError as error:
             logger.error("%s", error)
             return 2
-        findings = check_project(config)
         for finding in findings:
             logger.warning("%s", finding.github() if options.format == "github" else finding)
     return 1 if findings else 0

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import keyword
 import os
 import re
 import tomllib
@@ -143,22 +144,28 @@ def _contract(entry: object, key: str) -> Contract:
         msg = f"{key} has unknown keys {unknown}; known keys are {sorted(_CONTRACT_KEYS)}"
         raise ValueError(msg)
     obj = entry.get("object")
-    if not isinstance(obj, str) or not all(part.isidentifier() for part in obj.split(".")):
+    if not isinstance(obj, str) or not all(map(_is_name, obj.split("."))):
         msg = f"{key}.object must be a dotted Python path, got {obj!r}"
         raise ValueError(msg)
     operands = entry.get("operands")
-    if (
-        not isinstance(operands, list)
-        or not operands
-        or not all(isinstance(name, str) and name.isidentifier() for name in operands)
-    ):
-        msg = f"{key}.operands must be a non-empty list of Python names, got {operands!r}"
+    if not isinstance(operands, list) or not operands or not all(map(_is_name, operands)):
+        msg = (
+            f"{key}.operands must be a non-empty list of Python names, not keywords, "
+            f"got {operands!r}"
+        )
+        raise ValueError(msg)
+    if repeated := sorted({name for name in operands if operands.count(name) > 1}):
+        msg = f"{key}.operands lists {repeated} more than once; list each operand once"
         raise ValueError(msg)
     docs = entry.get("docs", [])
     if not isinstance(docs, list) or not all(_is_section(section) for section in docs):
         msg = f"{key}.docs must be a list of 'page.md#anchor' strings, got {docs!r}"
         raise ValueError(msg)
     return Contract(obj, tuple(operands), tuple(docs))
+
+
+def _is_name(name: object) -> bool:
+    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
 
 
 def _is_section(section: object) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from griffe import Extension, get_logger
 
-from docpact._config import Config, find_pyproject, load_config
+from docpact._config import Config, Contract, find_pyproject, load_config
 from docpact._errors import DocpactError
 from docpact._rules import check_contract
 
@@ -44,12 +44,14 @@ class ContractExtension(Extension):
             options:
               extensions:
               - docpact:
-                  pyproject: pyproject.toml
+                  pyproject: !relative $config_dir/pyproject.toml
     ```
 
     Args:
-        pyproject: The `pyproject.toml` that declares the contracts; by default the one in
-            the current folder or the nearest folder above it.
+        pyproject: The `pyproject.toml` that declares the contracts, as a path or a path-like
+            object such as the `!relative $config_dir/pyproject.toml` of `mkdocs.yml`, which
+            works from any current folder; a relative path is read from the current folder.
+            By default, the one in the current folder or the nearest folder above it.
         config: Contracts already read, used instead of `pyproject`.
         log: Whether to log each finding when its package is checked. The findings are
             collected in `findings` either way.
@@ -57,6 +59,7 @@ class ContractExtension(Extension):
     Attributes:
         config: The contracts, or `None` when they could not be read (the error is logged).
         findings: Every finding so far, sorted within each package.
+        checked: Every contract checked so far, in the order they were checked.
     """
 
     def __init__(
@@ -68,12 +71,13 @@ class ContractExtension(Extension):
     ) -> None:
         super().__init__()
         self.findings: list[Finding] = []
+        self.checked: list[Contract] = []
         self._log = log
         self._nodes: dict[str, ast.AST] = {}
         if config is None:
             try:
-                # mkdocs.yml may hand over a `!relative` placeholder rather than a string.
-                path = Path(str(pyproject)) if pyproject else find_pyproject(Path.cwd())
+                # mkdocs.yml's `!relative $config_dir/pyproject.toml` is a path-like object.
+                path = Path(os.fspath(pyproject)) if pyproject else find_pyproject(Path.cwd())
                 config = load_config(path)
             except DocpactError as error:
                 logger.error("%s", error)
@@ -110,14 +114,15 @@ class ContractExtension(Extension):
         """
         if self.config is None:
             return
+        contracts = [c for c in self.config.contracts if c.package == pkg.name]
         found = sorted(
             finding
-            for contract in self.config.contracts
-            if contract.package == pkg.name
+            for contract in contracts
             for finding in check_contract(
                 contract, package=pkg, nodes=self._nodes, config=self.config
             )
         )
+        self.checked.extend(contracts)
         self.findings.extend(found)
         if self._log:
             for finding in found:

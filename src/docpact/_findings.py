@@ -9,10 +9,12 @@ from pathlib import Path
 __all__ = ["CODES", "Finding", "relative"]
 
 CODES: dict[str, str] = {
-    "DP001": "the object does not exist, cannot be parsed, is not a function, or has no docstring",
+    "DP001": "the object does not exist, cannot be read or parsed, is not a function, or has no "
+    "docstring",
     "DP002": "the docstring does not name an operand as inline code",
-    "DP003": "no division in the function body computes its divisor from an operand",
-    "DP004": "a listed docs section does not name an operand as inline code",
+    "DP003": "no division or chain of divisions computes its divisor from an operand (or its "
+    "parameter was renamed)",
+    "DP004": "a listed docs section, subsections included, does not name an operand as inline code",
     "DP005": "a listed docs page, or its heading anchor, does not exist",
     "DP006": "the function body has no division at all",
 }

@@ -2,9 +2,11 @@
 """Markdown as docpact reads it: names in inline code, and headings with their sections.
 
 Headings are found with Python-Markdown's own block rules (hash and setext headings, outside
-fenced code blocks and YAML front matter), and each heading's anchor is computed by rendering
-it through Python-Markdown's `toc` and `attr_list` extensions, as MkDocs does with its default
-`toc` settings; repeated anchors get `_1`, `_2`... suffixes as on the built page.
+fenced code blocks, HTML comments and YAML front matter), and each heading's anchor is
+computed by rendering it through Python-Markdown's `toc` and `attr_list` extensions, as
+MkDocs does with its default `toc` settings; repeated anchors get `_1`, `_2`... suffixes as
+on the built page. A section runs to the next heading of the same or a higher level, so it
+includes its subsections.
 """
 
 from __future__ import annotations
@@ -14,7 +16,12 @@ from dataclasses import dataclass
 
 __all__ = ["Section", "inline_code_names", "sections"]
 
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+# A code span or an HTML comment, whichever starts first; a code span stays in its paragraph.
+_INLINE = re.compile(
+    r"(?P<comment><!--.*?-->)"
+    r"|(?<!`)(?P<ticks>`+)(?!`)(?P<code>(?:(?!\n[ \t]*\n).)+?)(?<!`)(?P=ticks)(?!`)",
+    re.DOTALL,
+)
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _SETEXT = re.compile(r"^(?:=+|-+)[ ]*$")
@@ -23,6 +30,8 @@ _SETEXT = re.compile(r"^(?:=+|-+)[ ]*$")
 @dataclass(frozen=True)
 class Section:
     """A heading and the text under it, up to the next heading of the same or a higher level.
+
+    A section includes its subsections.
 
     Attributes:
         anchor: The heading's id on the built page, without the `#`.
@@ -38,8 +47,10 @@ class Section:
 def inline_code_names(text: str) -> set[str]:
     """Collect the Python names that appear inside inline code spans.
 
-    Fenced code blocks are not inline code and are skipped. A span counts every name in
-    it, so `` `rollout_token_count * num_trained_rows` `` names both operands.
+    Only what a reader sees counts: fenced code blocks are not inline code, HTML comments
+    (`<!-- ... -->`) are not shown, and a code span never runs across a blank line, from
+    one paragraph into the next. A span counts every name in it, so
+    `` `rollout_token_count * num_trained_rows` `` names both operands.
 
     Args:
         text: Markdown, or a docstring written in Markdown or reStructuredText.
@@ -48,7 +59,8 @@ def inline_code_names(text: str) -> set[str]:
         The names found.
     """
     prose = "\n".join(_prose_lines(text.splitlines()))
-    return {name for span in _CODE_SPAN.finditer(prose) for name in _NAME.findall(span[2])}
+    spans = (match["code"] for match in _INLINE.finditer(prose) if match["code"])
+    return {name for span in spans for name in _NAME.findall(span)}
 
 
 def sections(text: str) -> list[Section]:
@@ -65,7 +77,7 @@ def sections(text: str) -> list[Section]:
     from markdown.extensions.toc import unique
 
     lines = text.splitlines()
-    prose = _prose_lines(_without_front_matter(lines))
+    prose = _without_comments(_prose_lines(_without_front_matter(lines)))
     headings: list[tuple[int, int, int, str]] = []  # start, first body line, level, title
     for i, line in enumerate(prose):
         if match := HashHeaderProcessor.RE.match(line):
@@ -113,6 +125,15 @@ def _prose_lines(lines: list[str]) -> list[str]:
         else:
             prose.append(line)
     return prose
+
+
+def _without_comments(lines: list[str]) -> list[str]:
+    """Blank the HTML comments, which the page never shows, keeping line numbers."""
+    text = "\n".join(lines)
+    blanked = _INLINE.sub(
+        lambda match: "\n" * match[0].count("\n") if match["comment"] else match[0], text
+    )
+    return blanked.split("\n")
 
 
 def _without_front_matter(lines: list[str]) -> list[str]:

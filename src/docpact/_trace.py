@@ -2,41 +2,56 @@
 """Divisions in a function body, and the names each divisor is computed from.
 
 A division is `a / b` or `a // b`, `a /= b`, or a call such as `torch.div(a, b)`,
-`a.div(b)` or `operator.truediv(a, b)`. In a chain `a / b / c` the divisor is `b` and `c`
-together. The divisor's names are expanded through the function's local assignments
-(plain, annotated and augmented assignment, the walrus, simple tuple unpacking, `for` and
-`with` targets), transitively, so `divisor = clamp(count * rows)` then `x / divisor` uses
-`count` and `rows`. The expansion ignores the order of statements: a name is traced through
-every assignment to it in the function's own scope (nested functions and classes excluded).
+`torch.div(a, other=b)`, `a.div(b)`, `a.div(other=b)` or `operator.truediv(a, b)`. In a
+chain `a / b / c` the divisor is `b` and `c` together. The divisor's names are expanded
+through the function's local assignments (plain, annotated and augmented assignment, the
+walrus, simple tuple unpacking, `for` and `with` targets), transitively, so
+`divisor = clamp(count * rows)` then `x / divisor` uses `count` and `rows`.
+
+The expansion follows statement order (see `docpact._flow`): a use of a name sees only the
+assignments before it, and the last one in straight-line code overwrites the earlier ones,
+so `d = a * b` then `d = c * b` then `x / d` uses `c` and `b` only. Assignments in nested
+blocks (`if`/`else` branches, loop, `with` and `try` bodies) may or may not run, so all of
+them before the use are kept; inside a loop, a later assignment in the loop is kept too.
+Nested functions and classes are another scope and are not followed.
+
+Divisions also feed one another: when the dividend of one division is computed, through
+local assignments, from the result of another (`y = x / a` then `y / b`, or `x /= a` then
+`x /= b`), the two form a chain, and `chains` combines the divisors along each chain.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Division", "divisions"]
+from docpact._flow import Scope
+
+__all__ = ["Division", "chains", "divisions"]
 
 _DIVIDE_CALLS = frozenset(
     {"div", "div_", "divide", "divide_", "true_divide", "true_divide_", "truediv", "floordiv"}
     | {"floor_divide", "floor_divide_"}
 )
-_NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# `torch.div(a)` is no method call on a tensor named `torch`.
+_MODULES = frozenset({"torch", "operator", "numpy", "np", "math", "jax", "jnp"})
 
 
 @dataclass(frozen=True)
 class Division:
-    """One division in a function body.
+    """One division in a function body, or a chain of divisions ending with it.
 
     Attributes:
-        line: The 1-based line of the division in its file.
+        line: The 1-based line of the division (the chain's last) in its file.
         names: Every name and attribute name that the divisor is computed from, through
-            local assignments.
+            local assignments; for a chain, those of every divisor along it.
+        fed_by: The indexes, in the list `divisions` returns, of the divisions whose result
+            this division's dividend is computed from.
     """
 
     line: int
     names: frozenset[str]
+    fed_by: tuple[int, ...] = ()
 
 
 def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division]:
@@ -48,106 +63,95 @@ def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division
     Returns:
         The divisions, in source order.
     """
-    assignments: dict[str, list[ast.AST]] = {}
-    for node in _own_scope(function):
-        for target, value in _bindings(node):
-            _bind(target, value, assignments)
-    nodes = list(_own_scope(function))
+    scope = Scope(function)
     # In `a / b / c` the inner `a / b` is part of the outer division, not one of its own.
-    inner = {id(node.left) for node in nodes if _is_division(node)}
-    found = []
-    for node in nodes:
-        divisors = [] if id(node) in inner else _divisors(node)
-        if divisors:
-            names = _expand(set().union(*map(_names, divisors)), assignments)
-            found.append(Division(node.lineno, frozenset(names)))
-    return sorted(found, key=lambda division: division.line)
+    inner = {id(node.left) for node in scope.nodes if _is_division(node)}
+    found = [
+        (node, *operands)
+        for node in scope.nodes
+        if id(node) not in inner and (operands := _operands(node)) is not None
+    ]
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))  # type: ignore[attr-defined]
+    result = []
+    for i, (node, dividend, divisors) in enumerate(found):
+        names, _ = scope.trace(divisors)
+        _, passed = scope.trace([dividend] if dividend else [])
+        reached = {
+            id(sub)
+            for root in [dividend, *(b.source for b in passed)]
+            if root
+            for sub in ast.walk(root)
+        }
+        fed_by = tuple(j for j, other in enumerate(found) if j != i and id(other[0]) in reached)
+        result.append(Division(node.lineno, frozenset(names), fed_by))  # type: ignore[attr-defined]
+    return result
 
 
-def _own_scope(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
-    stack: list[ast.AST] = [node for node in function.body if not isinstance(node, _NEW_SCOPES)]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(
-            child for child in ast.iter_child_nodes(node) if not isinstance(child, _NEW_SCOPES)
-        )
+def chains(found: list[Division]) -> list[Division]:
+    """Combine each division with every chain of divisions that feeds it.
+
+    Args:
+        found: The divisions of one function, as `divisions` returns them.
+
+    Returns:
+        One division per distinct chain, at the line of its last division, with the names
+        of all its divisors; a division that nothing feeds is a chain of its own.
+    """
+    return [
+        Division(division.line, names)
+        for i, division in enumerate(found)
+        for names in _chain_names(found, i, frozenset())
+    ]
+
+
+def _chain_names(found: list[Division], i: int, visiting: frozenset[int]) -> list[frozenset[str]]:
+    own = found[i].names
+    paths = [own]
+    for j in found[i].fed_by:
+        if j not in visiting:  # a loop can feed a division its own result
+            paths += [own | names for names in _chain_names(found, j, visiting | {i})]
+    return list(dict.fromkeys(paths))
 
 
 def _is_division(node: ast.AST) -> bool:
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.FloorDiv)
 
 
-def _divisors(node: ast.AST) -> list[ast.AST]:
+def _operands(node: ast.AST) -> tuple[ast.AST | None, list[ast.AST]] | None:
+    """The dividend and the divisors of a division, or `None` for any other node."""
     if isinstance(node, ast.BinOp) and _is_division(node):
         divisors = [node.right]
         while isinstance(node.left, ast.BinOp) and _is_division(node.left):
             node = node.left
             divisors.append(node.right)
-        return divisors
+        return node.left, divisors
     if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div | ast.FloorDiv):
-        return [node.value]
+        return node.target, [node.value]
     if isinstance(node, ast.Call):
-        return _call_divisor(node)
-    return []
+        return _call_operands(node)
+    return None
 
 
-def _call_divisor(call: ast.Call) -> list[ast.AST]:
+def _call_operands(call: ast.Call) -> tuple[ast.AST | None, list[ast.AST]] | None:
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if name not in _DIVIDE_CALLS:
-        return []
+        return None
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    if receiver is not None and _is_module(receiver):
+        receiver = None
+    if "other" in keywords:  # torch.div(a, other=b), a.div(other=b)
+        dividend = call.args[0] if call.args else receiver or keywords.get("input")
+        return dividend, [keywords["other"]]
     if len(call.args) >= 2:  # torch.div(a, b), operator.truediv(a, b)
-        return [call.args[1]]
-    if len(call.args) == 1 and isinstance(func, ast.Attribute):  # a.div(b)
-        return [call.args[0]]
-    return [keyword.value for keyword in call.keywords if keyword.arg == "other"]
+        return call.args[0], [call.args[1]]
+    if len(call.args) == 1 and receiver is not None:  # a.div(b)
+        return receiver, [call.args[0]]
+    return None
 
 
-def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
-    if isinstance(node, ast.Assign):
-        return [(target, node.value) for target in node.targets]
-    if isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value:
-        return [(node.target, node.value)]
-    if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-        return [(node.target, node.iter)]
-    if isinstance(node, ast.withitem) and node.optional_vars:
-        return [(node.optional_vars, node.context_expr)]
-    return []
-
-
-def _bind(target: ast.AST, value: ast.AST, assignments: dict[str, list[ast.AST]]) -> None:
-    if isinstance(target, ast.Name):
-        assignments.setdefault(target.id, []).append(value)
-    elif isinstance(target, ast.Starred | ast.Subscript):
-        # `x[mask] = v` changes x, so x now depends on v too.
-        _bind(target.value, value, assignments)
-    elif isinstance(target, ast.Tuple | ast.List):
-        pairwise = (
-            isinstance(value, ast.Tuple | ast.List)
-            and len(value.elts) == len(target.elts)
-            and not any(isinstance(elt, ast.Starred) for elt in (*target.elts, *value.elts))
-        )
-        for i, elt in enumerate(target.elts):
-            _bind(elt, value.elts[i] if pairwise else value, assignments)
-
-
-def _names(node: ast.AST) -> set[str]:
-    names = set()
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name):
-            names.add(child.id)
-        elif isinstance(child, ast.Attribute):
-            names.add(child.attr)
-    return names
-
-
-def _expand(names: set[str], assignments: dict[str, list[ast.AST]]) -> set[str]:
-    seen = set(names)
-    pending = list(names)
-    while pending:
-        for value in assignments.get(pending.pop(), ()):
-            new = _names(value) - seen
-            seen |= new
-            pending.extend(new)
-    return seen
+def _is_module(node: ast.AST) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in _MODULES

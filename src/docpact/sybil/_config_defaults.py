@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """A Sybil parser that holds a documented YAML block equal, as data, to a file in the project.
 
-The block is announced by an HTML comment naming the file, relative to the project root:
+The block is announced by an HTML comment naming the file, relative to the project root;
+`config-defaults` is the only `docpact:` directive, and any other is an error:
 
 ````markdown
 <!-- docpact: config-defaults src/rolloutnorm/config.yaml -->
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ConfigDefaultsParser"]
 
+_DIRECTIVES = frozenset({"config-defaults"})
 # Between the comment's arguments and its block: the comment's end, then blank space.
 _GAP = re.compile(r"\s*(?:--+>)?\s*")
 
@@ -54,9 +56,8 @@ class ConfigDefaultsParser:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
-        self._comments = DirectiveInHTMLCommentLexer(
-            directive="docpact", arguments=r"config-defaults[ \t]+\S+"
-        )
+        # Every `<!-- docpact: ... -->` comment, so that a misspelt one is an error.
+        self._comments = DirectiveInHTMLCommentLexer(directive=r"docpact(?![\w-])")
         self._blocks = FencedCodeBlockLexer(language="ya?ml")
 
     def __call__(self, document: Document) -> Iterator[Region]:
@@ -69,19 +70,18 @@ class ConfigDefaultsParser:
             A region from the comment to the end of its block.
 
         Raises:
-            ValueError: When a comment is not followed by a fenced `yaml` block.
+            ValueError: When a `docpact:` comment is not a known directive, does not name
+                one file, or is not followed by a fenced `yaml` block.
         """
         blocks = sorted(self._blocks(document), key=lambda region: region.start)
         for comment in self._comments(document):
+            line = document.text.count("\n", 0, comment.start) + 1
+            where = f"{document.path}:{line}"
+            file = _file(comment.lexemes["arguments"], where)
             block = next((b for b in blocks if b.start >= comment.end), None)
             if block is None or not _GAP.fullmatch(document.text[comment.end : block.start]):
-                line = document.text.count("\n", 0, comment.start) + 1
-                msg = (
-                    f"{document.path}:{line}: "
-                    "docpact: config-defaults must be followed by a fenced yaml block"
-                )
+                msg = f"{where}: docpact: config-defaults must be followed by a fenced yaml block"
                 raise ValueError(msg)
-            file = comment.lexemes["arguments"].split()[1]
             parsed = _Block(file, str(block.lexemes["source"]))
             yield Region(comment.start, block.end, parsed, self.evaluate)
 
@@ -103,6 +103,10 @@ class ConfigDefaultsParser:
             expected = yaml.safe_load((self.root / block.file).read_text(encoding="utf-8"))
         except OSError as error:
             return f"{where}: {block.file} cannot be read: {error.strerror}"
+        except UnicodeDecodeError as error:
+            return f"{where}: {block.file} cannot be read: not UTF-8 ({error.reason})"
+        except yaml.YAMLError as error:
+            return f"{where}: {block.file} is not valid YAML: {error}"
         try:
             documented = yaml.safe_load(block.source)
         except yaml.YAMLError as error:
@@ -111,6 +115,25 @@ class ConfigDefaultsParser:
         if not differences:
             return None
         return f"{where}: the yaml block differs from {block.file}:\n" + "\n".join(differences)
+
+
+def _file(arguments: str, where: str) -> str:
+    """The one file path that a `docpact:` comment's arguments name after the directive."""
+    directive, *paths = arguments.split() or [""]
+    if directive not in _DIRECTIVES:
+        known = ", ".join(sorted(_DIRECTIVES))
+        msg = f"{where}: unknown docpact directive {directive!r}; known directives: {known}"
+        raise ValueError(msg)
+    if not paths:
+        msg = (
+            f"{where}: docpact: {directive} needs a file path, for example "
+            f"<!-- docpact: {directive} conf/defaults.yaml -->"
+        )
+        raise ValueError(msg)
+    if len(paths) > 1:
+        msg = f"{where}: docpact: {directive} takes one file path, got {' '.join(paths)}"
+        raise ValueError(msg)
+    return paths[0]
 
 
 def _differences(documented: Any, expected: Any, *, file: str, key: str = "") -> list[str]:

@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: MIT
+"""Local assignments in a function body, and which of them reach a use of a name.
+
+An assignment reaches a use when it comes before the use in source order and no later
+assignment overwrites it. Only straight-line code overwrites: an assignment in the block of
+the use, or in a block around it, replaces every earlier one, while assignments in nested
+blocks (`if`, `for`, `while`, `with`, `try` bodies and `match` cases) may or may not run,
+so they add to what reaches the use instead. Augmented assignment (`x /= d`), item
+assignment (`x[mask] = v`) and loop targets also only add. Inside a loop (comprehensions
+included) every assignment in the loop reaches a use, unless straight-line code in the loop
+overwrites the name before the use on each pass.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["Binding", "Scope"]
+
+_NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp)
+_LOOPS += (ast.GeneratorExp,)
+
+_Position = tuple[int, int]
+_Block = tuple[int, str]  # a statement list: its parent node's id and field name
+
+
+@dataclass(frozen=True)
+class _Context:
+    blocks: frozenset[_Block]  # the statement lists around a node, innermost included
+    block: _Block  # the innermost one
+    loops: tuple[ast.AST, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Binding:
+    """One assignment of a value to a local name.
+
+    Attributes:
+        name: The name assigned.
+        source: The expression the new value is computed from; for augmented assignment,
+            the whole statement.
+        position: Where the name is bound: the end of the assignment, as (line, column).
+        kills: Whether it replaces the name's value rather than adding to it.
+        context: The blocks and loops around it.
+    """
+
+    name: str
+    source: ast.AST
+    position: _Position
+    kills: bool
+    context: _Context
+
+
+class Scope:
+    """The assignments of a function's own scope, nested functions and classes excluded.
+
+    Args:
+        function: The function's node.
+    """
+
+    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.nodes: list[ast.AST] = []
+        self._contexts: dict[int, _Context] = {}
+        self._bindings: dict[str, list[Binding]] = {}
+        root: _Block = (id(function), "body")
+        self._visit_block(function.body, _Context(frozenset({root}), root, ()), root)
+
+    def trace(self, roots: Iterable[ast.AST]) -> tuple[set[str], list[Binding]]:
+        """Follow the names in some expressions through the assignments that reach them.
+
+        Args:
+            roots: Expressions of this scope.
+
+        Returns:
+            Every name and attribute name met on the way, and every assignment passed.
+        """
+        names: set[str] = set()
+        passed: dict[int, Binding] = {}
+        pending = list(roots)
+        while pending:
+            for node in ast.walk(pending.pop()):
+                if isinstance(node, ast.Attribute):
+                    names.add(node.attr)
+                elif isinstance(node, ast.Name):
+                    names.add(node.id)
+                    for binding in self._reaching(node):
+                        if id(binding) not in passed:
+                            passed[id(binding)] = binding
+                            pending.append(binding.source)
+        return names, list(passed.values())
+
+    def _reaching(self, use: ast.Name) -> list[Binding]:
+        context = self._contexts.get(id(use))
+        bindings = self._bindings.get(use.id, [])
+        if context is None:
+            return []
+        at = (use.lineno, use.col_offset)
+        before = [b for b in bindings if b.position <= at]
+        kills = [b.position for b in before if b.kills and b.context.block in context.blocks]
+        last = max(kills, default=(0, 0))
+        found = [b for b in before if b.position >= last]
+        for loop in context.loops:
+            if (loop.lineno, loop.col_offset) > last:  # type: ignore[attr-defined]
+                found += [b for b in bindings if loop in b.context.loops and b not in found]
+        return found
+
+    def _visit_block(self, statements: list[ast.stmt], context: _Context, block: _Block) -> None:
+        inner = _Context(context.blocks | {block}, block, context.loops)
+        for statement in statements:
+            if not isinstance(statement, _NEW_SCOPES):
+                self._visit(statement, inner)
+
+    def _visit(self, node: ast.AST, context: _Context) -> None:
+        self.nodes.append(node)
+        if isinstance(node, _LOOPS):
+            context = _Context(context.blocks, context.block, (*context.loops, node))
+        if isinstance(node, ast.Name):
+            self._contexts[id(node)] = context
+        for target, value, kills, position in _bindings(node):
+            self._bind(target, value, kills=kills, position=position, context=context)
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                self._visit_block(value, context, (id(node), field))
+                continue
+            children = value if isinstance(value, list) else [value]
+            for child in children:
+                if isinstance(child, ast.AST) and not isinstance(child, _NEW_SCOPES):
+                    self._visit(child, context)
+
+    def _bind(
+        self,
+        target: ast.AST,
+        value: ast.AST,
+        *,
+        kills: bool,
+        position: _Position,
+        context: _Context,
+    ) -> None:
+        if isinstance(target, ast.Name):
+            binding = Binding(target.id, value, position, kills, context)
+            self._bindings.setdefault(target.id, []).append(binding)
+        elif isinstance(target, ast.Subscript):
+            # `x[mask] = v` changes x, so x now depends on v too, and on its old value.
+            self._bind(target.value, value, kills=False, position=position, context=context)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, value, kills=kills, position=position, context=context)
+        elif isinstance(target, ast.Tuple | ast.List):
+            pairwise = (
+                isinstance(value, ast.Tuple | ast.List)
+                and len(value.elts) == len(target.elts)
+                and not any(isinstance(elt, ast.Starred) for elt in (*target.elts, *value.elts))
+            )
+            for i, elt in enumerate(target.elts):
+                element = value.elts[i] if pairwise else value  # type: ignore[attr-defined]
+                self._bind(elt, element, kills=kills, position=position, context=context)
+
+
+def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST, bool, _Position]]:
+    """The (target, value, kills, position) of each assignment that a node makes."""
+    if isinstance(node, ast.Assign):
+        return [(target, node.value, True, _end(node)) for target in node.targets]
+    if isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value:
+        return [(node.target, node.value, True, _end(node))]
+    if isinstance(node, ast.AugAssign):
+        return [(node.target, node, False, _end(node))]
+    if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+        return [(node.target, node.iter, False, _end(node.iter))]
+    if isinstance(node, ast.withitem) and node.optional_vars:
+        return [(node.optional_vars, node.context_expr, True, _end(node.context_expr))]
+    return []
+
+
+def _end(node: ast.AST) -> _Position:
+    return (node.end_lineno or 0, node.end_col_offset or 0)  # type: ignore[attr-defined]

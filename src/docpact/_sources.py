@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: MIT
+"""Why griffe gave docpact no object for a contract: the source file at fault, if any.
+
+The package root is a folder with `__init__.py`, a single module `<name>.py`, or a namespace
+package (a folder without `__init__.py`), under `src/` or the project root. Each file on the
+way from the package root to the object is read as Python would read it; the first one that
+is not UTF-8, holds a NUL byte or does not parse is reported, at the line at fault.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docpact._findings import Finding, relative
+
+if TYPE_CHECKING:
+    from griffe import Module
+
+    from docpact._config import Config, Contract
+
+__all__ = ["missing_object"]
+
+
+def missing_object(
+    contract: Contract,
+    *,
+    package: Module | None,
+    config: Config,
+    error: Exception | None = None,
+) -> Finding:
+    """Report an object that griffe could not give, at its unreadable file if it has one.
+
+    Args:
+        contract: The contract whose object is missing.
+        package: Its top-level package, or `None` when griffe could not load the package.
+        config: The project's contracts, for its root and `pyproject.toml`.
+        error: The error griffe raised while loading the package, if any.
+
+    Returns:
+        A DP001 finding.
+    """
+    for file in _source_files(contract, package, config.root):
+        if problem := unreadable(file):
+            line, reason = problem
+            where = relative(file, config.root)
+            return Finding(
+                where, line, "DP001", f"{contract.object} cannot be read: {where} {reason}"
+            )
+    if error is not None:
+        reason = " ".join(str(error).split()) or type(error).__name__
+        message = f"{contract.object} cannot be loaded: {reason}"
+    elif package is None:
+        message = (
+            f"{contract.object} does not exist: "
+            f"no package {contract.package} under the project root or src/"
+        )
+    else:
+        message = f"{contract.object} does not exist"
+    return Finding(relative(config.pyproject, config.root), contract.line, "DP001", message)
+
+
+def unreadable(file: Path) -> tuple[int, str] | None:
+    """Say why Python could not read a source file, if it could not.
+
+    Args:
+        file: The source file.
+
+    Returns:
+        `None` when the file parses, else the 1-based line at fault and the reason, worded
+        to follow the file's name: `is not UTF-8 (invalid start byte)`.
+    """
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        return 1, f"cannot be opened ({error.strerror})"
+    if (nul := data.find(b"\0")) >= 0:
+        return data.count(b"\n", 0, nul) + 1, "holds a NUL byte"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        return data.count(b"\n", 0, error.start) + 1, f"is not UTF-8 ({error.reason})"
+    try:
+        ast.parse(text, filename=str(file))
+    except SyntaxError as error:
+        return error.lineno or 1, f"has a syntax error ({error.msg})"
+    except ValueError as error:
+        return 1, f"cannot be parsed ({error})"
+    return None
+
+
+def _source_files(contract: Contract, package: Module | None, root: Path) -> list[Path]:
+    if package is not None:
+        filepath = package.filepath
+        roots = filepath if isinstance(filepath, list) else [filepath]
+    else:
+        roots = _package_root(contract.package, root)
+    parts = contract.object.split(".")[1:]
+    files = []
+    for path in roots:
+        if path.is_dir():  # a namespace package
+            folder = path
+        elif path.name == "__init__.py":
+            files.append(path)
+            folder = path.parent
+        else:  # a single module has no submodules
+            files.append(path)
+            continue
+        for i in range(1, len(parts) + 1):
+            base = folder.joinpath(*parts[:i])
+            files += [base.with_name(f"{base.name}.py"), base / "__init__.py"]
+    return [file for file in files if file.is_file()]
+
+
+def _package_root(name: str, root: Path) -> list[Path]:
+    for folder in (root / "src", root):
+        for candidate in (folder / name / "__init__.py", folder / f"{name}.py", folder / name):
+            if candidate.exists():
+                return [candidate]
+    return []
