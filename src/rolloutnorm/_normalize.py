@@ -82,8 +82,9 @@ def normalize_advantages_by_rollout(
     """
     num_rows = _check_batch(advantages, response_mask)
     num_trained_rows = _check_num_trained_rows(num_trained_rows, advantages)
-    codes, num_codes = encode_rollout_ids(rollout_ids, num_rows=num_rows, device=advantages.device)
+    # Queued first: on a GPU the mask reductions run while the host encodes the ids.
     row_tokens, mask_checks = _count_row_tokens(response_mask)
+    codes, num_codes = encode_rollout_ids(rollout_ids, num_rows=num_rows, device=advantages.device)
 
     tokens_per_rollout = torch.zeros(num_codes, dtype=torch.int64, device=advantages.device)
     tokens_per_rollout.index_add_(0, codes, row_tokens)
