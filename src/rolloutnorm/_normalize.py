@@ -38,9 +38,9 @@ def normalize_advantages_by_rollout(
     With unit advantages, the rows of every rollout with at least one response token
     together carry normalized token mass exactly ``1 / num_trained_rows``, however
     many rows or tokens it has, and the batch carries
-    ``num_rollouts / num_trained_rows``. Nothing guarantees that
-    a rollout with more rows gets proportionally more PPO updates in return: rows
-    are consumed once per epoch, floored to whole mini-batches and capped.
+    ``num_rollouts / num_trained_rows``. Extra PPO updates do not make up for extra
+    rows: each trained row is consumed once per epoch, so more updates only cut the
+    same rows into more mini-batches.
 
     Token counts are exact integers whatever the dtype of ``advantages``; the
     division runs in float32 (float64 for float64 input), and the result keeps
@@ -50,9 +50,8 @@ def normalize_advantages_by_rollout(
 
     Args:
         advantages: Float tensor of shape ``(rows, tokens)``, with at least one row
-            and one token column. Non-finite values are
-            rejected anywhere, padding included: a NaN poisons a masked sum, since
-            ``NaN * 0`` is NaN.
+            and one token column. Non-finite values are rejected anywhere, padding
+            included: a NaN poisons a masked sum, since ``NaN * 0`` is NaN.
         response_mask: Tensor of the same shape holding only 0 and 1 (bool, integer
             or floating dtype); 1 marks a response token.
         rollout_ids: One id per row (list, tuple, numpy array of str, int or
