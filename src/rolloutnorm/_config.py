@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.resources
 import numbers
-import operator
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._loss import PolicyLossConfig
 
@@ -72,9 +72,11 @@ class RolloutNormConfig:
             msg = f"{_KEYS['loss_mode']} must be {LOSS_MODE!r}, got {self.loss_mode!r}"
             raise RolloutNormError(msg)
         for field in ("ppo_mini_batch_size", "ppo_epochs", "rollout_n", "retention_seed"):
-            object.__setattr__(self, field, _check_int(field, getattr(self, field)))
+            minimum = 0 if field == "retention_seed" else 1
+            value = as_count(getattr(self, field), _KEYS[field], minimum=minimum)
+            object.__setattr__(self, field, value)
         if self.max_ppo_update_times is not None:
-            value = _check_int("max_ppo_update_times", self.max_ppo_update_times)
+            value = as_count(self.max_ppo_update_times, _KEYS["max_ppo_update_times"])
             object.__setattr__(self, "max_ppo_update_times", value)
         for field in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c"):
             value = getattr(self, field)
@@ -190,16 +192,3 @@ def _field(key: str, *, source: str) -> str:
         msg = f"{key} in {source} is not a key rolloutnorm reads; known keys: {known}"
         raise RolloutNormError(msg)
     return _FIELD_BY_KEY[key]
-
-
-def _check_int(field: str, value: object) -> int:
-    minimum = 0 if field == "retention_seed" else 1
-    kind = "positive" if minimum == 1 else "non-negative"
-    try:
-        number = None if isinstance(value, bool) else operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        number = None
-    if number is None or number < minimum:
-        msg = f"{_KEYS[field]} must be a {kind} int, got {value!r}"
-        raise RolloutNormError(msg)
-    return number

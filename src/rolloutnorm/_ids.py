@@ -11,7 +11,7 @@ import torch
 
 from rolloutnorm._errors import RolloutNormError
 
-__all__ = ["RolloutIds", "encode_rollout_ids", "id_kind"]
+__all__ = ["RolloutIds", "encode_rollout_ids"]
 
 RolloutIds: TypeAlias = Sequence[Hashable] | np.ndarray | torch.Tensor
 """Rollout ids, one per row: a list or tuple, a 1-D numpy array or a 1-D integer tensor."""
@@ -66,7 +66,7 @@ def encode_rollout_ids(
     return torch.from_numpy(codes).to(device), num_rows
 
 
-def id_kind(id_type: type) -> str:
+def _id_kind(id_type: type) -> str:
     """Name the kind of an id type: the ids of one batch must all be of one kind.
 
     Args:
@@ -112,7 +112,7 @@ def _encode_sequence(rollout_ids: Sequence[Hashable]) -> np.ndarray:
     if not all(issubclass(id_type, str | bytes) for id_type in id_types):
         # Equal ids of other types share one key (1 == True == 1.0): look at every row.
         id_types = set(map(type, rollout_ids))
-    kinds = {id_kind(id_type) for id_type in id_types}
+    kinds = {_id_kind(id_type) for id_type in id_types}
     if len(kinds) > 1:
         msg = f"rollout_ids must all be of one kind, got {', '.join(sorted(kinds))}"
         raise RolloutNormError(msg)

@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
 
 __all__ = ["PolicyLossConfig", "compute_policy_loss_per_rollout_mean"]
@@ -67,10 +68,7 @@ class PolicyLossConfig:
         if self.clip_ratio_c <= 1:
             msg = f"clip_ratio_c must be greater than 1, got {self.clip_ratio_c!r}"
             raise RolloutNormError(msg)
-        dp_size = self.dp_size
-        if isinstance(dp_size, bool) or not isinstance(dp_size, int) or dp_size < 1:
-            msg = f"dp_size must be a positive int, got {dp_size!r}"
-            raise RolloutNormError(msg)
+        object.__setattr__(self, "dp_size", as_count(self.dp_size, "dp_size"))
 
 
 def _as_config(config: PolicyLossConfig | Any | None) -> PolicyLossConfig:

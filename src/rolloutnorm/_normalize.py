@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import math
-import operator
 
-import numpy as np
 import torch
 
+from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._ids import RolloutIds, encode_rollout_ids
 
@@ -155,24 +154,7 @@ def _check_batch(advantages: torch.Tensor, response_mask: torch.Tensor) -> int:
 
 
 def _check_num_trained_rows(num_trained_rows: object, advantages: torch.Tensor) -> int:
-    # A tensor would cost a host read and may hold a bool; the count is host-side data.
-    if isinstance(num_trained_rows, bool | np.bool_ | torch.Tensor):
-        msg = (
-            "num_trained_rows must be a positive int, "
-            f"got {type(num_trained_rows).__name__} {num_trained_rows!r}"
-        )
-        raise RolloutNormError(msg)
-    try:
-        count = operator.index(num_trained_rows)  # type: ignore[arg-type]
-    except TypeError:
-        msg = (
-            "num_trained_rows must be a positive int, "
-            f"got {type(num_trained_rows).__name__} {num_trained_rows!r}"
-        )
-        raise RolloutNormError(msg) from None
-    if count <= 0:
-        msg = f"num_trained_rows must be a positive int, got {count}"
-        raise RolloutNormError(msg)
+    count = as_count(num_trained_rows, "num_trained_rows")
     num_rows = advantages.shape[0]
     if count < num_rows:
         msg = (
@@ -194,14 +176,14 @@ def _count_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[t
     """Sum each row's tokens exactly, returning the scalars that prove the mask is 0/1."""
     if response_mask.dtype == torch.bool:
         return response_mask.sum(-1), []
-    if not response_mask.dtype.is_floating_point:
-        low, high = torch.aminmax(response_mask)
-        return response_mask.sum(-1), [low.double(), high.double()]
     low, high = torch.aminmax(response_mask)
+    checks = [low.double(), high.double()]
+    if not response_mask.dtype.is_floating_point:
+        return response_mask.sum(-1), checks
     # Exact, unlike arithmetic on sums: 1 - 2**-53 is neither 0 nor 1.
     fractional = torch.logical_and(response_mask != 0, response_mask != 1).any()
     row_tokens = response_mask.sum(-1, dtype=torch.float64)
-    return row_tokens.to(torch.int64), [low.double(), high.double(), fractional.double()]
+    return row_tokens.to(torch.int64), [*checks, fractional.double()]
 
 
 def _finite_probe(advantages: torch.Tensor) -> torch.Tensor:

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import dataclasses
-import operator
 import types
 from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
+from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
 
 __all__ = ["RetentionPlan", "plan_retention"]
@@ -79,23 +79,6 @@ class RetentionPlan:
         )
 
 
-def _as_int(value: object, name: str, *, minimum: int) -> int:
-    """Return ``value`` as an int of at least ``minimum``, accepting numpy ints but not bools."""
-    kind = "positive" if minimum == 1 else "non-negative"
-    try:
-        # Bools are ints to Python, but a flag passed as a count is a caller's mistake.
-        number = None if isinstance(value, bool | np.bool_) else operator.index(value)
-    except TypeError:
-        number = None
-    if number is None:
-        msg = f"{name} must be a {kind} int, got {value!r}"
-        raise RolloutNormError(msg)
-    if number < minimum:
-        msg = f"{name} must be a {kind} int, got {number}"
-        raise RolloutNormError(msg)
-    return number
-
-
 def _as_row_array(values: object, name: str, num_rows: int) -> np.ndarray:
     """Return ``values`` as a 1-D array of ``num_rows`` entries."""
     try:
@@ -153,11 +136,11 @@ def plan_retention(
             something other than booleans, a reward is not a finite number, a group id is
             unhashable, or only one of ``group_ids`` and ``rewards`` is given.
     """
-    num_rows = _as_int(num_rows, "num_rows", minimum=0)
-    mini_batch_size = _as_int(mini_batch_size, "mini_batch_size", minimum=1)
+    num_rows = as_count(num_rows, "num_rows", minimum=0)
+    mini_batch_size = as_count(mini_batch_size, "mini_batch_size")
     if max_ppo_update_times is not None:
-        max_ppo_update_times = _as_int(max_ppo_update_times, "max_ppo_update_times", minimum=1)
-    seed = _as_int(seed, "seed", minimum=0)
+        max_ppo_update_times = as_count(max_ppo_update_times, "max_ppo_update_times")
+    seed = as_count(seed, "seed", minimum=0)
     if (group_ids is None) != (rewards is None):
         given, missing = ("group_ids", "rewards") if rewards is None else ("rewards", "group_ids")
         msg = f"{missing} is required when {given} is given"
