@@ -97,21 +97,20 @@ def retain_and_normalize(
     if plan.num_trained_rows == 0:
         msg = f"no rows left to train: {plan}"
         raise RolloutNormError(msg)
-    kept = torch.tensor(plan.kept_indices, dtype=torch.int64)
-    kept_ids = _take(rollout_ids, plan.kept_indices, kept)
-    kept_mask = response_mask[kept.to(response_mask.device)]
+    # check_batch made sure the mask is on the device of the advantages.
+    kept = torch.tensor(plan.kept_indices, dtype=torch.int64, device=advantages.device)
+    kept_ids = _take(rollout_ids, plan.kept_indices)
+    kept_mask = response_mask[kept]
     normalized = normalize_advantages_by_rollout(
-        advantages[kept.to(advantages.device)],
-        kept_mask,
-        kept_ids,
-        num_trained_rows=plan.num_trained_rows,
+        advantages[kept], kept_mask, kept_ids, num_trained_rows=plan.num_trained_rows
     )
     return TrainedBatch(plan, normalized, kept_mask, kept_ids)
 
 
-def _take(rollout_ids: RolloutIds, indices: tuple[int, ...], kept: torch.Tensor) -> RolloutIds:
+def _take(rollout_ids: RolloutIds, indices: tuple[int, ...]) -> RolloutIds:
+    """The kept rows' ids, in the container type given."""
     if isinstance(rollout_ids, torch.Tensor):
-        return rollout_ids[kept.to(rollout_ids.device)]
+        return rollout_ids[torch.tensor(indices, dtype=torch.int64, device=rollout_ids.device)]
     if isinstance(rollout_ids, np.ndarray):
         return rollout_ids[np.asarray(indices, dtype=np.int64)]
     kept = [rollout_ids[i] for i in indices]
