@@ -114,8 +114,8 @@ def apply(drift: Drift, tree: Path) -> None:
     for edit in drift.edits:
         path = tree / edit["file"]
         text = path.read_text("utf-8")
-        if text.count(edit["find"]) != 1:
-            copies = text.count(edit["find"])
+        copies = text.count(edit["find"])
+        if copies != 1:
             msg = f"{drift.name}: {edit['file']} holds {copies} copies of {edit['find']!r}"
             raise DriftError(msg)
         path.write_text(text.replace(edit["find"], edit["replace"]), "utf-8")
@@ -148,18 +148,24 @@ def main(argv: list[str] | None = None) -> int:
     """Run the clean copy and every drift; print the table; 0 only if all drifts are caught."""
     args = get_parser().parse_args(argv)
     try:
-        drifts = load_catalogue(args.catalogue)
+        return run(args)
     except DriftError as error:
         print(f"drift: error: {error}", file=sys.stderr)
         return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the clean copy and every drift, print the results, and return the exit status.
+
+    Raises:
+        DriftError: If the catalogue is malformed, an edit does not apply, or the
+            repository cannot be copied.
+    """
+    drifts = load_catalogue(args.catalogue)
     rows, ok = [], True
     with tempfile.TemporaryDirectory(prefix="rolloutnorm-drift-") as scratch:
         pristine = Path(scratch) / "pristine"
-        try:
-            copy_repository(pristine)
-        except DriftError as error:
-            print(f"drift: error: {error}", file=sys.stderr)
-            return 2
+        copy_repository(pristine)
         clean_failures, seconds = run_checks(pristine)
         ok &= not clean_failures
         rows.append(("(no drift)", "-", ", ".join(clean_failures) or "nothing (clean)", seconds))
@@ -168,11 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         for index, drift in enumerate(drifts):
             tree = Path(scratch) / f"drift-{index}"
             shutil.copytree(pristine, tree)
-            try:
-                apply(drift, tree)
-            except DriftError as error:
-                print(f"drift: error: {error}", file=sys.stderr)
-                return 2
+            apply(drift, tree)
             caught, seconds = run_checks(tree)
             missed = [check for check in drift.expect if check not in caught]
             ok &= bool(caught) and not missed

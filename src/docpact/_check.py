@@ -10,8 +10,7 @@ from griffe import GriffeLoader, LoadingError, load_extensions
 
 from docpact._errors import DocpactError
 from docpact._extension import ContractExtension
-from docpact._findings import relative
-from docpact._sources import missing_object
+from docpact._sources import missing_object, search_paths
 
 if TYPE_CHECKING:
     from docpact._config import Config
@@ -42,7 +41,7 @@ def check_project(config: Config) -> list[Finding]:
     extension = ContractExtension(config=config, log=False)
     loader = GriffeLoader(
         extensions=load_extensions(extension),
-        search_paths=[config.root / "src", config.root],
+        search_paths=search_paths(config.root),
         allow_inspection=False,
         store_source=False,
     )
@@ -65,7 +64,7 @@ def check_project(config: Config) -> list[Finding]:
             griffe_logger.disabled = was_disabled
         if unchecked := [c.object for c in contracts if c not in extension.checked]:
             msg = (
-                f"{relative(config.pyproject, config.root)}: error: griffe loaded package "
+                f"{config.pyproject.name}: error: griffe loaded package "
                 f"{package} but never called docpact's on_package hook, so {unchecked} went "
                 "unchecked; docpact needs griffe>=1.14"
             )

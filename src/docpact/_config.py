@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docpact._errors import DocpactError
+from docpact._findings import relative
 
 __all__ = ["Config", "Contract", "find_pyproject", "load_config"]
 
@@ -77,7 +78,7 @@ def find_pyproject(start: str | os.PathLike[str]) -> Path:
     for candidate in (folder, *folder.parents):
         if (candidate / "pyproject.toml").is_file():
             return candidate / "pyproject.toml"
-    msg = f"{_display(folder)}: error: no pyproject.toml in this folder or above it"
+    msg = f"{relative(folder, Path.cwd())}: error: no pyproject.toml in this folder or above it"
     raise DocpactError(msg)
 
 
@@ -95,7 +96,7 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
             is missing or malformed; the message names the key at fault.
     """
     path = Path(pyproject).absolute()
-    prefix = f"{_display(path)}: error:"
+    prefix = f"{relative(path, Path.cwd())}: error:"
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
@@ -179,10 +180,3 @@ def _header_lines(text: str, count: int) -> list[int]:
     lines = [i for i, line in enumerate(text.splitlines(), 1) if _CONTRACT_HEADER.match(line)]
     # Inline arrays (`contract = [{...}]`) have no headers; their findings point at line 1.
     return lines if len(lines) == count else [1] * count
-
-
-def _display(path: Path) -> str:
-    try:
-        return path.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return str(path)

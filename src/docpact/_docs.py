@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docpact._findings import Finding, relative
+from docpact._findings import Finding
 from docpact._markdown import inline_code_names, sections
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def check_docs(contract: Contract, config: Config) -> list[Finding]:
         DP004 and DP005 findings, possibly none.
     """
     findings = []
-    pyproject = relative(config.pyproject, config.root)
+    pyproject = config.pyproject.name
     for section_ref in contract.docs:
         page, _, anchor = section_ref.partition("#")
         try:

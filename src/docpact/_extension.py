@@ -77,8 +77,7 @@ class ContractExtension(Extension):
         if config is None:
             try:
                 # mkdocs.yml's `!relative $config_dir/pyproject.toml` is a path-like object.
-                path = Path(os.fspath(pyproject)) if pyproject else find_pyproject(Path.cwd())
-                config = load_config(path)
+                config = load_config(pyproject or find_pyproject(Path.cwd()))
             except DocpactError as error:
                 logger.error("%s", error)
         self.config = config

@@ -39,7 +39,6 @@ class Binding:
     """One assignment of a value to a local name.
 
     Attributes:
-        name: The name assigned.
         source: The expression the new value is computed from; for augmented assignment,
             the whole statement.
         position: Where the name is bound: the end of the assignment, as (line, column).
@@ -47,7 +46,6 @@ class Binding:
         context: The blocks and loops around it.
     """
 
-    name: str
     source: ast.AST
     position: _Position
     kills: bool
@@ -140,7 +138,7 @@ class Scope:
         context: _Context,
     ) -> None:
         if isinstance(target, ast.Name):
-            binding = Binding(target.id, value, position, kills, context)
+            binding = Binding(value, position, kills, context)
             self._bindings.setdefault(target.id, []).append(binding)
         elif isinstance(target, ast.Subscript):
             # `x[mask] = v` changes x, so x now depends on v too, and on its old value.

@@ -74,7 +74,6 @@ def sections(text: str) -> list[Section]:
     """
     import markdown
     from markdown.blockprocessors import HashHeaderProcessor
-    from markdown.extensions.toc import unique
 
     lines = text.splitlines()
     prose = _without_comments(_prose_lines(_without_front_matter(lines)))
@@ -85,16 +84,21 @@ def sections(text: str) -> list[Section]:
         elif _starts_setext(prose, i):
             headings.append((i - 1, i + 1, 1 if line[0] == "=" else 2, prose[i - 1].strip()))
 
+    # All headings rendered at once, so that toc gives repeated and custom ids as on the page.
     renderer = markdown.Markdown(extensions=["toc", "attr_list"])
-    used: set[str] = set()
+    renderer.convert("\n\n".join(f"{'#' * level} {title}" for _, _, level, title in headings))
     found = []
-    for n, (start, body, level, title) in enumerate(headings):
-        renderer.reset()
-        renderer.convert(f"{'#' * level} {title}")
-        anchor = unique(renderer.toc_tokens[0]["id"], used)
+    for n, ((start, body, level, _), anchor) in enumerate(
+        zip(headings, _flatten_toc(renderer.toc_tokens), strict=True)
+    ):
         end = next((h[0] for h in headings[n + 1 :] if h[2] <= level), len(lines))
         found.append(Section(anchor, start + 1, "\n".join(lines[body:end])))
     return found
+
+
+def _flatten_toc(tokens: list[dict]) -> list[str]:
+    """The ids of a toc token tree, in page order."""
+    return [id_ for token in tokens for id_ in (token["id"], *_flatten_toc(token["children"]))]
 
 
 def _starts_setext(lines: list[str], i: int) -> bool:

@@ -58,7 +58,7 @@ def missing_object(
         )
     else:
         message = f"{contract.object} does not exist"
-    return Finding(relative(config.pyproject, config.root), contract.line, "DP001", message)
+    return Finding(config.pyproject.name, contract.line, "DP001", message)
 
 
 def unreadable(file: Path) -> tuple[int, str] | None:
@@ -113,8 +113,20 @@ def _source_files(contract: Contract, package: Module | None, root: Path) -> lis
     return [file for file in files if file.is_file()]
 
 
+def search_paths(root: Path) -> list[Path]:
+    """Where the checked packages are looked for, in order: `src/`, then the project root.
+
+    Args:
+        root: The project root.
+
+    Returns:
+        The folders, for griffe's loader and for reading unloadable sources alike.
+    """
+    return [root / "src", root]
+
+
 def _package_root(name: str, root: Path) -> list[Path]:
-    for folder in (root / "src", root):
+    for folder in search_paths(root):
         for candidate in (folder / name / "__init__.py", folder / f"{name}.py", folder / name):
             if candidate.exists():
                 return [candidate]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from docpact._flow import Scope
 
@@ -113,19 +114,22 @@ def _chain_names(found: list[Division], i: int, visiting: frozenset[int]) -> lis
     return list(dict.fromkeys(paths))
 
 
-def _is_division(node: ast.AST) -> bool:
-    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.FloorDiv)
+_DIVIDE = ast.Div | ast.FloorDiv
+
+
+def _is_division(node: ast.AST) -> TypeGuard[ast.BinOp]:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, _DIVIDE)
 
 
 def _operands(node: ast.AST) -> tuple[ast.AST | None, list[ast.AST]] | None:
     """The dividend and the divisors of a division, or `None` for any other node."""
-    if isinstance(node, ast.BinOp) and _is_division(node):
+    if _is_division(node):
         divisors = [node.right]
-        while isinstance(node.left, ast.BinOp) and _is_division(node.left):
+        while _is_division(node.left):
             node = node.left
             divisors.append(node.right)
         return node.left, divisors
-    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div | ast.FloorDiv):
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, _DIVIDE):
         return node.target, [node.value]
     if isinstance(node, ast.Call):
         return _call_operands(node)
