@@ -3,21 +3,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from helpers import load_module
+
 REPO = Path(__file__).resolve().parent.parent
 HEADER = "# SPDX-License-Identifier: MIT"
 MISSING = f"HDR001 missing {HEADER!r} header"
 
-_spec = importlib.util.spec_from_file_location("check_headers", REPO / "scripts/check_headers.py")
-assert _spec is not None
-assert _spec.loader is not None
-check_headers = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(check_headers)
+check_headers = load_module("check_headers", REPO / "scripts/check_headers.py")
 
 
 @pytest.fixture

@@ -11,9 +11,8 @@ import pytest
 
 from docpact import CODES, ContractExtension
 from docpact.__main__ import main
-from samples.drift import copy_project, drift, line_of
+from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
-DIVIDE = "src/ratio/_divide.py"
 GUIDE = "docs/guide.md"
 
 
@@ -28,7 +27,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def drifted(project: Path) -> Path:
     """The fixture project with a finding in the code and one in the docs."""
-    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
     drift(project / GUIDE, "`rollout_token_count * num_trained_rows`", "the token count")
     return project
 

@@ -12,10 +12,9 @@ import pytest
 from griffe import GriffeLoader, LoadingError
 
 from docpact import check_project, load_config
-from samples.drift import copy_project, drift, line_of
+from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
 REPO = Path(__file__).resolve().parent.parent
-DIVIDE = "src/ratio/_divide.py"
 PYPROJECT = "pyproject.toml"
 GUIDE = "docs/guide.md"
 OBJECT = 'object = "ratio._divide.scale_by_rollout"'
@@ -101,7 +100,7 @@ DRIFTS = {
         ("DP002", DIVIDE, '"""Divide each row'),
     ),
     "divisor counts distinct rollouts": (
-        [(DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")],
+        [(DIVIDE, *DISTINCT_ROLLOUTS)],
         ("DP003", DIVIDE, "scaled = advantages"),
     ),
     "parameter renamed": (
@@ -230,7 +229,7 @@ def test_each_rewrite_that_keeps_the_contract_gives_no_finding(
 
 
 def test_a_finding_names_the_missing_operand(project: Path) -> None:
-    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
     [finding] = check_project(load_config(project / PYPROJECT))
     assert finding.message == (
         "no division in ratio._divide.scale_by_rollout computes its divisor "

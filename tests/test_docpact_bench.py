@@ -3,18 +3,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
 
-from samples.drift import copy_project, drift
+from helpers import load_module
+from samples.drift import DIVIDE, copy_project, drift
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("bench_checks", ROOT / "scripts" / "bench_checks.py")
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+bench = load_module("bench_checks", ROOT / "scripts" / "bench_checks.py")
 
 
 @pytest.fixture
@@ -34,7 +32,7 @@ def test_a_passing_check_is_timed(project: Path, capsys: pytest.CaptureFixture[s
 def test_a_check_with_findings_fails_the_benchmark(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    drift(project / "src/ratio/_divide.py", "clamp(rollout_token_count *", "clamp(codes.numel() *")
+    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.numel() *")
     assert bench.main(["--rounds", "1"]) == 1
     out, err = capsys.readouterr()
     assert out == ""

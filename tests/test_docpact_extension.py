@@ -12,10 +12,9 @@ import pytest
 from griffe import GriffeLoader, load_extensions
 
 from docpact import ContractExtension, DocpactError, check_project, load_config
-from samples.drift import copy_project, drift, line_of
+from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
 REPO = Path(__file__).resolve().parent.parent
-DIVIDE = "src/ratio/_divide.py"
 
 
 @pytest.fixture
@@ -34,7 +33,7 @@ class ConfigDirPath(os.PathLike[str]):
 
 
 def test_the_hook_checks_each_contract_when_griffe_loads_its_package(project: Path) -> None:
-    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
     config = load_config(project / "pyproject.toml")
     extension = ContractExtension(config=config, log=False)
     loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from samples.drift import copy_project, drift, line_of
+from helpers import mkdocs_build
+from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("mkdocstrings_handlers") is None,
     reason="needs the docs extra (mkdocs, mkdocstrings-python)",
 )
-
-DIVIDE = "src/ratio/_divide.py"
 
 
 def build(project: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -26,14 +24,7 @@ def build(project: Path, cwd: Path | None = None) -> subprocess.CompletedProcess
     From another folder than the project's, the build names the project's `mkdocs.yml`.
     """
     config = [] if cwd is None else ["-f", str(project / "mkdocs.yml")]
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", *config],
-        cwd=cwd or project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        check=False,
-    )
+    return mkdocs_build(cwd or project, *config)
 
 
 @pytest.fixture
@@ -43,7 +34,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_the_strict_build_fails_on_drift_and_passes_once_mended(project: Path) -> None:
     original = (project / DIVIDE).read_text(encoding="utf-8")
-    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
 
     broken = build(project)
     assert broken.returncode == 1
@@ -65,7 +56,7 @@ def test_the_build_finds_the_contracts_from_any_current_folder(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     assert build(project, cwd=elsewhere).returncode == 0
-    drift(project / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
     broken = build(project, cwd=elsewhere)
     assert broken.returncode == 1
     line = line_of(project / DIVIDE, "scaled = advantages")

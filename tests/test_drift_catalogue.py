@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import load_module
+
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("drift", ROOT / "scripts" / "drift.py")
-drift = importlib.util.module_from_spec(_spec)
-sys.modules["drift"] = drift  # dataclasses look their module up while it executes
-_spec.loader.exec_module(drift)
+drift = load_module("drift", ROOT / "scripts" / "drift.py")
 
 DRIFTS = drift.load_catalogue(drift.CATALOGUE)
 

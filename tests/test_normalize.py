@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-import random
 from fractions import Fraction
 
 import numpy as np
@@ -13,7 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from batches import response_mask
+from batches import response_mask, split_rollouts
 from oracle import per_row_loop
 from rolloutnorm import RolloutNormError, normalize_advantages_by_rollout
 
@@ -356,22 +355,8 @@ def test_numpy_integer_num_trained_rows_is_accepted():
     assert out.flatten().tolist() == [0.25, 0.25]
 
 
-@st.composite
-def _split_batches(draw):
-    """Rollouts split into 1..4 rows of 1..12 tokens each, shuffled, plus extra trained rows."""
-    num_rollouts = draw(st.integers(1, 6))
-    rows = [
-        (f"r{rollout}", draw(st.integers(1, 12)))
-        for rollout in range(num_rollouts)
-        for _ in range(draw(st.integers(1, 4)))
-    ]
-    random.Random(draw(st.integers(0, 2**16))).shuffle(rows)
-    extra = draw(st.integers(0, 5))
-    return [rollout_id for rollout_id, _ in rows], [length for _, length in rows], extra
-
-
 @settings(deadline=None, max_examples=150)
-@given(_split_batches())
+@given(split_rollouts())
 def test_every_rollout_carries_one_over_num_trained_rows(batch):
     """However a rollout is split into rows and ordered, its rows carry mass 1/num_trained_rows."""
     ids, lengths, extra = batch
@@ -385,7 +370,7 @@ def test_every_rollout_carries_one_over_num_trained_rows(batch):
 
 
 @settings(deadline=None, max_examples=100)
-@given(_split_batches(), st.randoms(use_true_random=False))
+@given(split_rollouts(), st.randoms(use_true_random=False))
 def test_permuting_rows_permutes_the_result(batch, rng):
     """Reordering the rows reorders the output and changes nothing else."""
     ids, lengths, extra = batch
@@ -405,7 +390,7 @@ def test_permuting_rows_permutes_the_result(batch, rng):
 
 @settings(deadline=None, max_examples=100)
 @given(
-    _split_batches(),
+    split_rollouts(),
     st.sampled_from([torch.float32, torch.float64, torch.bfloat16]),
     st.sampled_from(["list", "tensor"]),
 )

@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from batches import response_mask
+from batches import response_mask, split_rollouts
 from rolloutnorm import MassReport, RolloutMass, rollout_mass_report
 
 # Batch A (rows of 50 and 100 tokens), B (three rows of 30), C (one row of 40), interleaved.
@@ -142,22 +142,14 @@ def test_report_is_a_mass_report() -> None:
 
 @st.composite
 def _split_batches(draw: st.DrawFn) -> tuple[torch.Tensor, list[str], list[int], int, int]:
-    """Rollouts split into random rows with random token counts, rows shuffled."""
+    """Rollouts split into random rows, rows shuffled, each row's tokens scattered."""
+    ids, tokens, extra = draw(split_rollouts())
     width = 12
-    num_rollouts = draw(st.integers(1, 6))
-    rows: list[tuple[str, int]] = []
-    for rollout in range(num_rollouts):
-        num_rows = draw(st.integers(1, 4))
-        rows += [(f"r{rollout}", draw(st.integers(1, width))) for _ in range(num_rows)]
-    rows = draw(st.permutations(rows))
-    extra = draw(st.integers(0, 5))
-    mask = torch.zeros(len(rows), width)
-    for row, (_, tokens) in enumerate(rows):
-        positions = draw(st.permutations(range(width)))[:tokens]
+    mask = torch.zeros(len(ids), width)
+    for row, count in enumerate(tokens):
+        positions = draw(st.permutations(range(width)))[:count]
         mask[row, list(positions)] = 1
-    ids = [rollout_id for rollout_id, _ in rows]
-    tokens = [tokens for _, tokens in rows]
-    return mask, ids, tokens, num_rollouts, len(rows) + extra
+    return mask, ids, tokens, len(set(ids)), len(ids) + extra
 
 
 @settings(deadline=None, max_examples=100)

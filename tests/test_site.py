@@ -8,18 +8,17 @@ build runs it on every page, and these tests reuse it on the built files.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+from helpers import load_module, mkdocs_build
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRA_PAGE = "math-check.md"
@@ -44,12 +43,7 @@ REFERENCE_ATTRIBUTES = {"a": "href", "img": "src", "link": "href", "script": "sr
 
 def load_hook(name: str) -> ModuleType:
     """Import docs/hooks/NAME.py from its path, as MkDocs does."""
-    spec = importlib.util.spec_from_file_location(f"{name}_hook", ROOT / f"docs/hooks/{name}.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(f"{name}_hook", ROOT / f"docs/hooks/{name}.py")
 
 
 ASSETS = load_hook("external_assets")
@@ -89,15 +83,7 @@ def resolve(url: str, page: Path, site: Path) -> Path:
 
 def build(project: Path, site: Path) -> subprocess.CompletedProcess[str]:
     """Build `project` in strict mode into `site`, in its own process as a user would."""
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=project,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        check=False,
-    )
+    return mkdocs_build(project, "--site-dir", str(site))
 
 
 def copy_site(destination: Path, page: str, config: str = "") -> Path:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -132,8 +131,7 @@ def test_the_root_defaults_to_the_callers_project() -> None:
     assert docs_sybil().path == REPO / "docs"
 
 
-def test_pages_run_under_pytest_with_reasons_and_differences_reported(tmp_path: Path) -> None:
-    project = Path(shutil.copytree(SAMPLE, tmp_path / "project"))
+def test_pages_run_under_pytest_with_reasons_and_differences_reported(project: Path) -> None:
     for page in ("unreasoned_skip.md", "lonely_directive.md"):
         (project / "docs" / page).unlink()
     (project / "conftest.py").write_text(

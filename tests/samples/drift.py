@@ -7,6 +7,9 @@ import shutil
 from pathlib import Path
 
 SAMPLES = Path(__file__).resolve().parent
+# The contract project's divided function, and the drift that divides by distinct rollouts.
+DIVIDE = "src/ratio/_divide.py"
+DISTINCT_ROLLOUTS = ("clamp(rollout_token_count *", "clamp(codes.unique().numel() *")
 
 
 def copy_project(name: str, destination: Path) -> Path:
