@@ -30,7 +30,7 @@ COLLECTED = {
     "index.md": (2, 3),
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
-    "trainer-configuration.md": (17, 64),
+    "trainer-configuration.md": (18, 69),
     "verification.md": (1, 0),
 }
 

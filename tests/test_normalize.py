@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from batches import response_mask, split_rollouts
 from oracle import per_row_loop
-from rolloutnorm import RolloutNormError, normalize_advantages_by_rollout
+from rolloutnorm import RolloutNormError, _ids, check_batch, normalize_advantages_by_rollout
 
 
 def _int_mask(lengths: list[int], width: int | None = None) -> torch.Tensor:
@@ -161,7 +161,7 @@ _HOST_READS = ("item", "tolist", "__bool__", "__int__", "__float__", "__index__"
     ],
 )
 def test_normalization_reads_back_once_whatever_the_rows(monkeypatch, ids_kind, mask_dtype, dtype):
-    """One host read (a tolist) per call for 4 or 4,096 rows: none per row, on every path."""
+    """At most one host read per call for 4 or 4,096 rows, none for a bool mask: none per row."""
     calls = dict.fromkeys(_HOST_READS, 0)
     for name in _HOST_READS:
         original = getattr(torch.Tensor, name)
@@ -181,7 +181,8 @@ def test_normalization_reads_back_once_whatever_the_rows(monkeypatch, ids_kind, 
         for name in calls:
             calls[name] = 0
         normalize_advantages_by_rollout(advantages, mask, ids, num_trained_rows=rows)
-        assert calls == dict.fromkeys(_HOST_READS, 0) | {"tolist": 1}
+        reads = 0 if mask_dtype == torch.bool else 1
+        assert calls == dict.fromkeys(_HOST_READS, 0) | {"tolist": reads}
 
 
 def test_list_of_scalar_tensors_is_rejected():
@@ -210,9 +211,46 @@ def test_nan_in_float_mask_is_rejected():
         normalize_advantages_by_rollout(torch.ones(2, 2), mask, ["a", "b"], num_trained_rows=2)
 
 
+@pytest.mark.parametrize(
+    "value",
+    [2, -1, 2**32, 2**32 + 1, -(2**32), 2**63 - 1, -(2**63), 2**31, 2**32 - 1],
+)
+def test_int64_mask_value_is_rejected_whatever_its_halves(value):
+    """An int64 value whose int32 halves are each 0 or 1 (2**32, 2**32 + 1) is still no token."""
+    mask = _int_mask([4, 3, 2], width=4)
+    mask[1, 3] = value
+    with pytest.raises(RolloutNormError, match=r"response_mask must hold only 0 and 1, got values"):
+        normalize_advantages_by_rollout(torch.ones(3, 4), mask, ["a", "b", "c"], num_trained_rows=3)
+
+
+@settings(deadline=None, max_examples=100)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([0, 1, 0, 1, 2, -1, 2**32, 2**32 + 1]), min_size=3, max_size=3),
+        min_size=1,
+        max_size=4,
+    ),
+    st.booleans(),
+)
+def test_int64_mask_passes_exactly_when_every_value_is_0_or_1(rows, strided):
+    """Contiguous (checked by halves) or strided (checked whole), an int64 mask passes iff 0/1."""
+    mask = torch.tensor(rows, dtype=torch.int64)
+    if strided:
+        mask = torch.stack([mask, torch.zeros_like(mask)], dim=-1)[..., 0]
+    ids = list(range(len(rows)))
+    advantages = torch.ones(mask.shape)
+    if all(value in (0, 1) for row in rows for value in row):
+        out = normalize_advantages_by_rollout(advantages, mask, ids, num_trained_rows=len(rows))
+        assert torch.equal(out, per_row_loop(advantages, mask, ids, len(rows)))
+    else:
+        with pytest.raises(RolloutNormError, match="response_mask must hold only 0 and 1"):
+            normalize_advantages_by_rollout(advantages, mask, ids, num_trained_rows=len(rows))
+
+
 def test_half_precision_sum_overflow_is_no_error():
-    """float16 advantages whose sum passes 65504 are finite and normalize without error."""
+    """float16 advantages whose sum passes 65504 are finite and pass check_batch."""
     advantages = torch.full((64, 1024), 2.0, dtype=torch.float16)
+    check_batch(advantages, torch.ones(64, 1024), list(range(64)))
     out = normalize_advantages_by_rollout(
         advantages, torch.ones(64, 1024), list(range(64)), num_trained_rows=64
     )
@@ -221,12 +259,8 @@ def test_half_precision_sum_overflow_is_no_error():
 
 
 def test_sum_overflow_of_finite_values_is_not_mistaken_for_inf():
-    """Huge but finite float32 advantages pass the finite check."""
-    advantages = torch.full((4, 4), 3.0e38)
-    out = normalize_advantages_by_rollout(
-        advantages, torch.ones(4, 4), [0, 1, 2, 3], num_trained_rows=4
-    )
-    assert torch.isfinite(out).all()
+    """Huge but finite float32 advantages pass check_batch's finite check."""
+    check_batch(torch.full((4, 4), 3.0e38), torch.ones(4, 4), [0, 1, 2, 3])
 
 
 @pytest.mark.parametrize(
@@ -334,8 +368,21 @@ def test_empty_batch_is_rejected():
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
-def test_non_finite_advantages_are_rejected_even_in_padding(value):
-    """NaN or inf anywhere, padding included, raises with its count and first position."""
+def test_non_finite_advantage_comes_out_at_its_own_position_only(value):
+    """The division never mixes values: a NaN or inf stays put, every other value is exact."""
+    advantages = torch.ones(3, 4)
+    advantages[2, 3] = value
+    mask = _int_mask([4, 4, 2], width=4)
+    out = normalize_advantages_by_rollout(advantages, mask, ["a", "a", "c"], num_trained_rows=3)
+    expected = per_row_loop(advantages, mask, ["a", "a", "c"], 3)
+    assert torch.equal(torch.isfinite(out), torch.isfinite(advantages))
+    assert torch.equal(out.nan_to_num(), expected.nan_to_num())
+    assert out[2, 3].item() == pytest.approx(value / 6, nan_ok=True)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_check_batch_rejects_non_finite_advantages_even_in_padding(value):
+    """check_batch names the count and first position of NaN or inf, padding included."""
     advantages = torch.ones(3, 4)
     advantages[2, 3] = value
     mask = _int_mask([4, 4, 2], width=4)
@@ -344,7 +391,7 @@ def test_non_finite_advantages_are_rejected_even_in_padding(value):
         match="advantages must be finite everywhere, padding included: 1 non-finite values, "
         "the first at row 2, token 3",
     ):
-        normalize_advantages_by_rollout(advantages, mask, ["a", "b", "c"], num_trained_rows=3)
+        check_batch(advantages, mask, ["a", "b", "c"])
 
 
 def test_numpy_integer_num_trained_rows_is_accepted():
@@ -405,3 +452,14 @@ def test_vectorized_equals_the_per_row_loop(batch, dtype, container):
     given_ids = torch.tensor([int(i[1:]) for i in ids]) if container == "tensor" else ids
     out = normalize_advantages_by_rollout(advantages, mask, given_ids, num_trained_rows=n)
     assert torch.equal(out, per_row_loop(advantages, mask, ids, n))
+
+
+@pytest.mark.parametrize("max_cached", [2**20, 4])
+@pytest.mark.parametrize("rows", [1, 2, 3, 511, 512, 513])
+def test_codes_are_each_ids_first_row_whatever_the_size(monkeypatch, rows, max_cached):
+    """Shared row numbers (or a fresh range past the cache's cap) give each id its first row."""
+    monkeypatch.setattr(_ids, "_MAX_CACHED_ROWS", max_cached)
+    ids = [f"r{row // 2}" for row in range(rows)]
+    codes, num_codes = _ids.encode_rollout_ids(ids, num_rows=rows, device=torch.device("cpu"))
+    assert codes.tolist() == [row - row % 2 for row in range(rows)]
+    assert num_codes == rows

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rolloutnorm._config import RolloutNormConfig, load_config
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._loss import PolicyLossConfig, compute_policy_loss_per_rollout_mean
-from rolloutnorm._normalize import normalize_advantages_by_rollout
+from rolloutnorm._normalize import check_batch, normalize_advantages_by_rollout
 from rolloutnorm._report import MassReport, RolloutMass, rollout_mass_report
 from rolloutnorm._retention import RetentionPlan, plan_retention
 from rolloutnorm._step import TrainedBatch, retain_and_normalize
@@ -24,6 +24,7 @@ __all__ = [
     "RolloutNormConfig",
     "RolloutNormError",
     "TrainedBatch",
+    "check_batch",
     "compute_policy_loss_per_rollout_mean",
     "load_config",
     "normalize_advantages_by_rollout",

@@ -45,12 +45,15 @@ def normalize_advantages_by_rollout(
     division runs in float32 (float64 for float64 input), and the result keeps
     the dtype and device of ``advantages`` (float16 flushes magnitudes below about
     6e-8 to zero: prefer bfloat16 or float32 for large batches). Validation costs
-    a constant number of host synchronizations, never one per row.
+    at most one host synchronization per call, never one per row.
 
     Args:
         advantages: Float tensor of shape ``(rows, tokens)``, with at least one row
-            and one token column. Non-finite values are rejected anywhere, padding
-            included: a NaN poisons a masked sum, since ``NaN * 0`` is NaN.
+            and one token column. A NaN or inf is not rejected here: the division
+            never mixes values, so it comes out at its own position and nowhere
+            else. The loss rejects it, since a masked sum is poisoned by it
+            (``NaN * 0`` is NaN); `check_batch` and `retain_and_normalize` reject
+            it up front.
         response_mask: Tensor of the same shape holding only 0 and 1 (bool, integer
             or floating dtype); 1 marks a response token.
         rollout_ids: One id per row (list, tuple, numpy array of str, int or
@@ -90,30 +93,48 @@ def normalize_advantages_by_rollout(
     divisor = torch.clamp(rollout_token_count * num_trained_rows, min=1)
 
     opmath = torch.float64 if advantages.dtype == torch.float64 else torch.float32
-    # Summed right before the division reads advantages again, while they are still cached.
-    advantages_sum = _finite_probe(advantages)
     normalized = advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1)
-    _raise_on_bad_values(advantages, [*mask_checks, advantages_sum])
+    if mask_checks:
+        _raise_on_bad_mask(response_mask, torch.stack(mask_checks).tolist())
     return normalized.to(advantages.dtype)
 
 
 def check_batch(
     advantages: torch.Tensor, response_mask: torch.Tensor, rollout_ids: RolloutIds
 ) -> None:
-    """Validate a whole batch as the normalization would, without normalizing it.
+    """Validate a whole batch up front: all the normalization checks, and finite advantages.
+
+    The normalization lets a non-finite advantage through at its own position, and
+    the loss rejects it. This rejects it before either runs, padding included, with
+    the position of the first one: call it before handing the advantages to another
+    loss, whose masked sum a NaN would poison.
 
     Args:
-        advantages: Float tensor of shape ``(rows, tokens)``.
+        advantages: Float tensor of shape ``(rows, tokens)``, finite everywhere.
         response_mask: Tensor of the same shape holding only 0 and 1.
         rollout_ids: One id per row.
 
     Raises:
         RolloutNormError: If an argument is malformed; the message names it.
+
+    Examples:
+        >>> import math, textwrap
+        >>> advantages = torch.ones(2, 3)
+        >>> advantages[1, 2] = math.nan
+        >>> try:
+        ...     check_batch(advantages, torch.ones(2, 3), ["a", "b"])
+        ... except RolloutNormError as error:
+        ...     print(textwrap.fill(str(error), 72))
+        advantages must be finite everywhere, padding included: 1 non-finite
+        values, the first at row 1, token 2
     """
     num_rows = _check_batch(advantages, response_mask)
     encode_rollout_ids(rollout_ids, num_rows=num_rows, device=advantages.device)
     mask_checks = _count_row_tokens(response_mask)[1]
-    _raise_on_bad_values(advantages, [*mask_checks, _finite_probe(advantages)])
+    checks = [*mask_checks, _finite_probe(advantages)]
+    *mask_values, total = torch.stack(checks).tolist()
+    _raise_on_bad_mask(response_mask, mask_values)
+    _raise_on_non_finite(advantages, total)
 
 
 def _check_batch(advantages: torch.Tensor, response_mask: torch.Tensor) -> int:
@@ -173,17 +194,38 @@ def _check_num_trained_rows(num_trained_rows: object, advantages: torch.Tensor) 
 
 
 def _count_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
-    """Sum each row's tokens exactly, returning the scalars that prove the mask is 0/1."""
+    """Sum each row's tokens exactly, with the scalars that prove the mask is 0/1.
+
+    The mask is valid when the first scalar is at least 0, the second at most 1 and
+    any further one at most 0 (see `_raise_on_bad_mask`); `torch.stack` promotes them
+    to one dtype for a single read.
+    """
     if response_mask.dtype == torch.bool:
         return response_mask.sum(-1), []
+    row_tokens = response_mask.sum(-1)
+    if _halves_suffice(response_mask):
+        # AVX2 has no 64-bit min/max: the int32 halves are checked at half the cost. Halves
+        # in {0, 1} leave values in {0, 1, 2**32, 2**32 + 1}; a row sum of at most the row
+        # length rules out the last two.
+        low, high = torch.aminmax(response_mask.view(torch.int32))
+        excess = row_tokens.amax() - response_mask.shape[-1]
+        return row_tokens, [low, high, excess]
     low, high = torch.aminmax(response_mask)
-    checks = [low.double(), high.double()]
     if not response_mask.dtype.is_floating_point:
-        return response_mask.sum(-1), checks
+        return row_tokens, [low, high]
     # Exact, unlike arithmetic on sums: 1 - 2**-53 is neither 0 nor 1.
     fractional = torch.logical_and(response_mask != 0, response_mask != 1).any()
     row_tokens = response_mask.sum(-1, dtype=torch.float64)
-    return row_tokens.to(torch.int64), [*checks, fractional.double()]
+    return row_tokens.to(torch.int64), [low, high, fractional]
+
+
+def _halves_suffice(response_mask: torch.Tensor) -> bool:
+    """Whether an int64 mask can be checked as int32 halves plus its row sums."""
+    return (
+        response_mask.dtype == torch.int64
+        and response_mask.stride(-1) == 1
+        and response_mask.shape[-1] < 2**31  # row sums of values below 2**33 stay in int64
+    )
 
 
 def _finite_probe(advantages: torch.Tensor) -> torch.Tensor:
@@ -192,15 +234,21 @@ def _finite_probe(advantages: torch.Tensor) -> torch.Tensor:
     return advantages.sum(dtype=torch.promote_types(advantages.dtype, torch.float32)).double()
 
 
-def _raise_on_bad_values(advantages: torch.Tensor, checks: list[torch.Tensor]) -> None:
-    """Read the mask checks and the finite probe back in one host synchronization, and raise."""
-    *mask_values, total = torch.stack(checks).tolist()
-    if mask_values:
-        low, high, *fractional = mask_values
-        if low < 0 or high > 1 or any(fractional):
-            detail = f"values in [{low:g}, {high:g}]" if low < 0 or high > 1 else "fractions"
-            msg = f"response_mask must hold only 0 and 1, got {detail}"
-            raise RolloutNormError(msg)
+def _raise_on_bad_mask(response_mask: torch.Tensor, values: list[float]) -> None:
+    """Raise if the checks read back from `_count_row_tokens` say the mask is not 0/1."""
+    if not values:
+        return
+    low, high, *flags = values
+    if low >= 0 and high <= 1 and all(flag <= 0 for flag in flags):
+        return
+    low, high = (value.item() for value in torch.aminmax(response_mask.double()))
+    detail = f"values in [{low:g}, {high:g}]" if low < 0 or high > 1 else "fractions"
+    msg = f"response_mask must hold only 0 and 1, got {detail}"
+    raise RolloutNormError(msg)
+
+
+def _raise_on_non_finite(advantages: torch.Tensor, total: float) -> None:
+    """Raise, naming the first position, if the finite probe says a value is NaN or inf."""
     if math.isfinite(total):
         return
     bad = (~torch.isfinite(advantages)).nonzero()
