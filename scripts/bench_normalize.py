@@ -16,6 +16,8 @@ from pathlib import Path
 import torch
 
 from rolloutnorm import normalize_advantages_by_rollout
+from rolloutnorm._ids import encode_rollout_ids
+from rolloutnorm._normalize import _count_row_tokens
 
 # The loop is the tests' oracle, so the benchmark times exactly what the tests trust.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -33,7 +35,7 @@ def get_parser() -> argparse.ArgumentParser:
     """The command line: device, rounds and whether a missed target fails the run."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda")
-    parser.add_argument("--rounds", type=int, default=15, help="timed rounds per function")
+    parser.add_argument("--rounds", type=int, default=31, help="timed rounds per function")
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     return parser
 
@@ -74,7 +76,11 @@ def median_ms(functions: dict[str, Callable[[], object]], rounds: dict[str, int]
 
 
 def time_case(rows: int, tokens: int, ids: str, device: torch.device, rounds: int, sync) -> dict:
-    """The median milliseconds of the floor, the vectorized function and the loop on one batch."""
+    """The median milliseconds of the floor, the vectorized function, two of its parts and the loop.
+
+    The parts are the mask pass (the row sums the floor takes too, and the exact 0/1 check
+    it does not) and the coding of the rollout ids.
+    """
     advantages, mask, rollout_ids = make_batch(rows, tokens, ids, device)
     loop_ids = rollout_ids.tolist() if isinstance(rollout_ids, torch.Tensor) else rollout_ids
     functions = {
@@ -82,11 +88,13 @@ def time_case(rows: int, tokens: int, ids: str, device: torch.device, rounds: in
         "vector": lambda: normalize_advantages_by_rollout(
             advantages, mask, rollout_ids, num_trained_rows=rows
         ),
+        "mask": lambda: torch.stack(_count_row_tokens(mask)[1]).tolist(),
+        "ids": lambda: encode_rollout_ids(rollout_ids, num_rows=rows, device=device),
         "loop": lambda: per_row_loop(advantages, mask, loop_ids, rows),
     }
     # The loop is slow and steady; a fifth of the rounds gives it a stable median.
     return median_ms(
-        functions, {"floor": rounds, "vector": rounds, "loop": max(1, rounds // 5)}, sync
+        functions, dict.fromkeys(functions, rounds) | {"loop": max(1, rounds // 5)}, sync
     )
 
 
@@ -96,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     device = torch.device(args.device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     print(f"torch {torch.__version__}, device {device}, threads {torch.get_num_threads()}")
-    header = f"{'case':<26}{'floor ms':>10}{'vector ms':>11}{'loop ms':>10}"
+    header = (
+        f"{'case':<26}{'floor ms':>10}{'vector ms':>11}{'mask ms':>9}{'ids ms':>8}{'loop ms':>10}"
+    )
     print(f"{header}{'vec/floor':>11}{'loop/vec':>10}  targets")
     missed = False
     for rows, tokens, ids, floor_target, loop_target in CASES:
@@ -113,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             verdicts.append(f"loop/vec >= {loop_target:g}: {'met' if met else 'MISSED'}")
         case = f"{rows:,} x {tokens:,} {ids} ids"
         print(
-            f"{case:<26}{ms['floor']:>10.2f}{ms['vector']:>11.2f}{ms['loop']:>10.1f}"
+            f"{case:<26}{ms['floor']:>10.2f}{ms['vector']:>11.2f}{ms['mask']:>9.2f}{ms['ids']:>8.2f}"
+            f"{ms['loop']:>10.1f}"
             f"{vec_floor:>10.2f}x{loop_vec:>9.1f}x  {'; '.join(verdicts) or '-'}"
         )
     return 1 if missed and args.check else 0

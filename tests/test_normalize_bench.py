@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT
+"""scripts/bench_normalize.py prints every case with its parts and ratios, and judges targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import load_module
+
+ROOT = Path(__file__).resolve().parents[1]
+bench = load_module("bench_normalize", ROOT / "scripts" / "bench_normalize.py")
+
+
+def _rows(out: str) -> list[list[str]]:
+    return [line.split() for line in out.splitlines()[2:]]
+
+
+def test_each_case_prints_its_timings_and_ratios(monkeypatch, capsys) -> None:
+    """One row per case: five timings, two ratios and the verdict of each target set."""
+    monkeypatch.setattr(
+        bench, "CASES", ((64, 32, "str", 1e9, None), (48, 16, "tensor", None, None))
+    )
+    assert bench.main(["--rounds", "2", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].split()[1:] == [
+        "floor", "ms", "vector", "ms", "mask", "ms", "ids", "ms", "loop", "ms",
+        "vec/floor", "loop/vec", "targets",
+    ]  # fmt: skip
+    first, second = _rows(out)
+    assert first[:5] == ["64", "x", "32", "str", "ids"]
+    assert first[-4:] == ["vec/floor", "<=", "1e+09:", "met"]
+    assert second[:5] == ["48", "x", "16", "tensor", "ids"]
+    assert second[-1] == "-"
+    assert all(float(cell) > 0 for cell in first[5:10] + second[5:10])
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_a_missed_target_fails_only_with_check(monkeypatch, capsys, check) -> None:
+    """A loop/vec target no machine meets is reported MISSED and fails the run under --check."""
+    monkeypatch.setattr(bench, "CASES", ((32, 8, "str", None, 1e9),))
+    args = ["--rounds", "1", *(["--check"] if check else [])]
+    assert bench.main(args) == (1 if check else 0)
+    assert _rows(capsys.readouterr().out)[0][-3:] == [">=", "1e+09:", "MISSED"]
