@@ -200,32 +200,35 @@ def _count_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[t
     any further one at most 0 (see `_raise_on_bad_mask`); `torch.stack` promotes them
     to one dtype for a single read.
     """
-    if response_mask.dtype == torch.bool:
-        return response_mask.sum(-1), []
-    row_tokens = response_mask.sum(-1)
-    if _halves_suffice(response_mask):
-        # AVX2 has no 64-bit min/max: the int32 halves are checked at half the cost. Halves
-        # in {0, 1} leave values in {0, 1, 2**32, 2**32 + 1}; a row sum of at most the row
-        # length rules out the last two.
-        low, high = torch.aminmax(response_mask.view(torch.int32))
-        excess = row_tokens.amax() - response_mask.shape[-1]
-        return row_tokens, [low, high, excess]
-    low, high = torch.aminmax(response_mask)
-    if not response_mask.dtype.is_floating_point:
-        return row_tokens, [low, high]
-    # Exact, unlike arithmetic on sums: 1 - 2**-53 is neither 0 nor 1.
-    fractional = torch.logical_and(response_mask != 0, response_mask != 1).any()
-    row_tokens = response_mask.sum(-1, dtype=torch.float64)
-    return row_tokens.to(torch.int64), [low, high, fractional]
-
-
-def _halves_suffice(response_mask: torch.Tensor) -> bool:
-    """Whether an int64 mask can be checked as int32 halves plus its row sums."""
-    return (
+    if (
         response_mask.dtype == torch.int64
         and response_mask.stride(-1) == 1
-        and response_mask.shape[-1] < 2**31  # row sums of values below 2**33 stay in int64
-    )
+        and response_mask.shape[-1] <= 2**30
+    ):
+        return _count_int64_row_tokens(response_mask)
+    if response_mask.dtype == torch.bool:
+        return response_mask.sum(-1), []
+    low, high = torch.aminmax(response_mask)
+    if response_mask.dtype.is_floating_point:
+        # Exact, unlike arithmetic on sums: 1 - 2**-53 is neither 0 nor 1.
+        fractional = torch.logical_and(response_mask != 0, response_mask != 1).any()
+        row_tokens = response_mask.sum(-1, dtype=torch.float64)
+        return row_tokens.to(torch.int64), [low, high, fractional]
+    return response_mask.sum(-1), [low, high]
+
+
+def _count_int64_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """`_count_row_tokens` for a contiguous int64 mask: its int32 halves are checked instead.
+
+    x86's AVX2 has no 64-bit integer min or max, so ``aminmax`` over the int32 halves
+    costs less. Halves in {0, 1} leave values in {0, 1, 2**32, 2**32 + 1}, and a row
+    sum of at most the row length rules out the last two: any of them makes it 2**32 or
+    more, while rows of at most 2**30 tokens cannot overflow int64.
+    """
+    row_tokens = response_mask.sum(-1)
+    low, high = torch.aminmax(response_mask.view(torch.int32))
+    excess = row_tokens.amax() - response_mask.shape[-1]
+    return row_tokens, [low, high, excess]
 
 
 def _finite_probe(advantages: torch.Tensor) -> torch.Tensor:
