@@ -89,11 +89,12 @@ def normalize_advantages_by_rollout(
 
     tokens_per_rollout = torch.zeros(num_codes, dtype=torch.int64, device=advantages.device)
     tokens_per_rollout.index_add_(0, codes, row_tokens)
-    rollout_token_count = tokens_per_rollout[codes]
+    rollout_token_count = tokens_per_rollout.index_select(0, codes)
     divisor = torch.clamp(rollout_token_count * num_trained_rows, min=1)
 
     opmath = torch.float64 if advantages.dtype == torch.float64 else torch.float32
-    normalized = advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1)
+    # Type promotion divides half-precision advantages in float32 too.
+    normalized = advantages / divisor.to(opmath).unsqueeze(-1)
     if mask_checks:
         _raise_on_bad_mask(response_mask, torch.stack(mask_checks).tolist())
     return normalized.to(advantages.dtype)
@@ -197,8 +198,8 @@ def _count_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[t
     """Sum each row's tokens exactly, with the scalars that prove the mask is 0/1.
 
     The mask is valid when the first scalar is at least 0, the second at most 1 and
-    any further one at most 0 (see `_raise_on_bad_mask`); `torch.stack` promotes them
-    to one dtype for a single read.
+    any further one 0 (see `_raise_on_bad_mask`). All share one dtype, so that
+    `torch.stack` needs no promotion before the single read.
     """
     if (
         response_mask.dtype == torch.int64
@@ -213,7 +214,7 @@ def _count_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, list[t
         # Exact, unlike arithmetic on sums: 1 - 2**-53 is neither 0 nor 1.
         fractional = torch.logical_and(response_mask != 0, response_mask != 1).any()
         row_tokens = response_mask.sum(-1, dtype=torch.float64)
-        return row_tokens.to(torch.int64), [low, high, fractional]
+        return row_tokens.to(torch.int64), [low, high, fractional.to(low.dtype)]
     return response_mask.sum(-1), [low, high]
 
 
@@ -227,8 +228,8 @@ def _count_int64_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, 
     """
     row_tokens = response_mask.sum(-1)
     low, high = torch.aminmax(response_mask.view(torch.int32))
-    excess = row_tokens.amax() - response_mask.shape[-1]
-    return row_tokens, [low, high, excess]
+    too_long = (row_tokens.amax() > response_mask.shape[-1]).to(torch.int32)
+    return row_tokens, [low, high, too_long]
 
 
 def _finite_probe(advantages: torch.Tensor) -> torch.Tensor:
@@ -242,7 +243,7 @@ def _raise_on_bad_mask(response_mask: torch.Tensor, values: list[float]) -> None
     if not values:
         return
     low, high, *flags = values
-    if low >= 0 and high <= 1 and all(flag <= 0 for flag in flags):
+    if low >= 0 and high <= 1 and not any(flags):
         return
     low, high = (value.item() for value in torch.aminmax(response_mask.double()))
     detail = f"values in [{low:g}, {high:g}]" if low < 0 or high > 1 else "fractions"
