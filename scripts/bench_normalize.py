@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
+import platform
 import random
+import resource
 import statistics
 import sys
 import time
@@ -37,7 +40,30 @@ def get_parser() -> argparse.ArgumentParser:
     parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda")
     parser.add_argument("--rounds", type=int, default=31, help="timed rounds per function")
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    parser.add_argument(
+        "--default-malloc",
+        action="store_true",
+        help="leave glibc's trim and mmap thresholds alone (outputs may fault in anew)",
+    )
     return parser
+
+
+def pin_malloc() -> str:
+    """Keep glibc from handing freed 16 MB outputs back to the kernel; describe what was done.
+
+    With its default, dynamic thresholds glibc trims the heap when a large block is freed
+    on top, so the next call's output faults all its pages in again (4,096 faults, several
+    ms on this kind of machine). Whether that happens depends on which function freed last,
+    not on the function being timed; pinning both thresholds at 1 GiB takes that chance out
+    of the comparison. Other C libraries are left as they are.
+    """
+    if platform.libc_ver()[0] != "glibc":
+        return "malloc: not glibc, left as is"
+    libc = ctypes.CDLL(None)
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    if libc.mallopt(m_trim_threshold, 2**30) and libc.mallopt(m_mmap_threshold, 2**30):
+        return "malloc: glibc trim and mmap thresholds pinned at 1 GiB (--default-malloc: not)"
+    return "malloc: glibc refused to pin its thresholds, left as is"
 
 
 def make_batch(rows: int, tokens: int, ids: str, device: torch.device) -> tuple:
@@ -58,9 +84,12 @@ def make_batch(rows: int, tokens: int, ids: str, device: torch.device) -> tuple:
     return advantages, mask, rollout_ids
 
 
-def median_ms(functions: dict[str, Callable[[], object]], rounds: dict[str, int], sync) -> dict:
-    """Run the functions interleaved, round after round, and return each one's median in ms."""
+def median_ms(
+    functions: dict[str, Callable[[], object]], rounds: dict[str, int], sync
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Run the functions interleaved, round after round: each one's median ms and page faults."""
     samples: dict[str, list[float]] = {name: [] for name in functions}
+    faults: dict[str, list[int]] = {name: [] for name in functions}
     for function in functions.values():
         function()
     sync()
@@ -68,18 +97,25 @@ def median_ms(functions: dict[str, Callable[[], object]], rounds: dict[str, int]
         for name, function in functions.items():
             if round_index >= rounds[name]:
                 continue
+            faults_before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             start = time.perf_counter()
             function()
             sync()
             samples[name].append((time.perf_counter() - start) * 1e3)
-    return {name: statistics.median(values) for name, values in samples.items()}
+            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults_before)
+    return (
+        {name: statistics.median(values) for name, values in samples.items()},
+        {name: statistics.median(values) for name, values in faults.items()},
+    )
 
 
-def time_case(rows: int, tokens: int, ids: str, device: torch.device, rounds: int, sync) -> dict:
-    """The median milliseconds of the floor, the vectorized function, two of its parts and the loop.
+def time_case(
+    rows: int, tokens: int, ids: str, device: torch.device, rounds: int, sync
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The medians of the floor, the vectorized function, two of its parts and the loop.
 
     The parts are the mask pass (the row sums the floor takes too, and the exact 0/1 check
-    it does not) and the coding of the rollout ids.
+    it does not) and the coding of the rollout ids. Returns milliseconds and page faults.
     """
     advantages, mask, rollout_ids = make_batch(rows, tokens, ids, device)
     loop_ids = rollout_ids.tolist() if isinstance(rollout_ids, torch.Tensor) else rollout_ids
@@ -99,18 +135,19 @@ def time_case(rows: int, tokens: int, ids: str, device: torch.device, rounds: in
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print one row per case: the three timings and the two ratios, with the targets."""
+    """Print one row per case: the timings, the page faults and two ratios, with the targets."""
     args = get_parser().parse_args(argv)
     device = torch.device(args.device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     print(f"torch {torch.__version__}, device {device}, threads {torch.get_num_threads()}")
+    print("malloc: left as is" if args.default_malloc else pin_malloc())
     header = (
         f"{'case':<26}{'floor ms':>10}{'vector ms':>11}{'mask ms':>9}{'ids ms':>8}{'loop ms':>10}"
     )
-    print(f"{header}{'vec/floor':>11}{'loop/vec':>10}  targets")
+    print(f"{header}{'faults f/v':>12}{'vec/floor':>11}{'loop/vec':>10}  targets")
     missed = False
     for rows, tokens, ids, floor_target, loop_target in CASES:
-        ms = time_case(rows, tokens, ids, device, args.rounds, sync)
+        ms, faults = time_case(rows, tokens, ids, device, args.rounds, sync)
         vec_floor, loop_vec = ms["vector"] / ms["floor"], ms["loop"] / ms["vector"]
         verdicts = []
         if floor_target is not None:
@@ -122,9 +159,10 @@ def main(argv: list[str] | None = None) -> int:
             missed |= not met
             verdicts.append(f"loop/vec >= {loop_target:g}: {'met' if met else 'MISSED'}")
         case = f"{rows:,} x {tokens:,} {ids} ids"
+        fault_pair = f"{faults['floor']:g}/{faults['vector']:g}"
         print(
             f"{case:<26}{ms['floor']:>10.2f}{ms['vector']:>11.2f}{ms['mask']:>9.2f}{ms['ids']:>8.2f}"
-            f"{ms['loop']:>10.1f}"
+            f"{ms['loop']:>10.1f}{fault_pair:>12}"
             f"{vec_floor:>10.2f}x{loop_vec:>9.1f}x  {'; '.join(verdicts) or '-'}"
         )
     return 1 if missed and args.check else 0

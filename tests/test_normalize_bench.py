@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import platform
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,19 +17,20 @@ bench = load_module("bench_normalize", ROOT / "scripts" / "bench_normalize.py")
 
 
 def _rows(out: str) -> list[list[str]]:
-    return [line.split() for line in out.splitlines()[2:]]
+    return [line.split() for line in out.splitlines()[3:]]
 
 
 def test_each_case_prints_its_timings_and_ratios(monkeypatch, capsys) -> None:
-    """One row per case: five timings, two ratios and the verdict of each target set."""
+    """One row per case: five timings, page faults, two ratios and the verdict of each target."""
     monkeypatch.setattr(
         bench, "CASES", ((64, 32, "str", 1e9, None), (48, 16, "tensor", None, None))
     )
-    assert bench.main(["--rounds", "2", "--check"]) == 0
+    assert bench.main(["--rounds", "2", "--check", "--default-malloc"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[1].split()[1:] == [
+    assert out.splitlines()[1] == "malloc: left as is"
+    assert out.splitlines()[2].split()[1:] == [
         "floor", "ms", "vector", "ms", "mask", "ms", "ids", "ms", "loop", "ms",
-        "vec/floor", "loop/vec", "targets",
+        "faults", "f/v", "vec/floor", "loop/vec", "targets",
     ]  # fmt: skip
     first, second = _rows(out)
     assert first[:5] == ["64", "x", "32", "str", "ids"]
@@ -34,12 +38,29 @@ def test_each_case_prints_its_timings_and_ratios(monkeypatch, capsys) -> None:
     assert second[:5] == ["48", "x", "16", "tensor", "ids"]
     assert second[-1] == "-"
     assert all(float(cell) > 0 for cell in first[5:10] + second[5:10])
+    assert all(int(count) >= 0 for count in first[10].split("/") + second[10].split("/"))
 
 
 @pytest.mark.parametrize("check", [True, False])
 def test_a_missed_target_fails_only_with_check(monkeypatch, capsys, check) -> None:
     """A loop/vec target no machine meets is reported MISSED and fails the run under --check."""
     monkeypatch.setattr(bench, "CASES", ((32, 8, "str", None, 1e9),))
-    args = ["--rounds", "1", *(["--check"] if check else [])]
+    args = ["--rounds", "1", "--default-malloc", *(["--check"] if check else [])]
     assert bench.main(args) == (1 if check else 0)
     assert _rows(capsys.readouterr().out)[0][-3:] == [">=", "1e+09:", "MISSED"]
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
+def test_glibc_thresholds_are_pinned_in_a_fresh_process() -> None:
+    """pin_malloc pins glibc's thresholds (checked in a child, not to touch the test process)."""
+    code = (
+        "import sys; sys.path.insert(0, 'tests'); from helpers import load_module; "
+        "print(load_module('b', __import__('pathlib').Path('scripts/bench_normalize.py'))"
+        ".pin_malloc())"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout == (
+        "malloc: glibc trim and mmap thresholds pinned at 1 GiB (--default-malloc: not)\n"
+    )
