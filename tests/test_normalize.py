@@ -207,7 +207,7 @@ def test_nan_in_float_mask_is_rejected():
     """A NaN in a float mask is not a 0 or a 1."""
     mask = torch.ones(2, 2)
     mask[1, 1] = math.nan
-    with pytest.raises(RolloutNormError, match="response_mask must hold only 0 and 1"):
+    with pytest.raises(RolloutNormError, match="response_mask must hold only 0 and 1, got NaN"):
         normalize_advantages_by_rollout(torch.ones(2, 2), mask, ["a", "b"], num_trained_rows=2)
 
 

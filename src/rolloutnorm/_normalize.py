@@ -246,7 +246,12 @@ def _raise_on_bad_mask(response_mask: torch.Tensor, values: list[float]) -> None
     if low >= 0 and high <= 1 and not any(flags):
         return
     low, high = (value.item() for value in torch.aminmax(response_mask.double()))
-    detail = f"values in [{low:g}, {high:g}]" if low < 0 or high > 1 else "fractions"
+    if math.isnan(low):
+        detail = "NaN"
+    elif low < 0 or high > 1:
+        detail = f"values in [{low:g}, {high:g}]"
+    else:
+        detail = "fractions"
     msg = f"response_mask must hold only 0 and 1, got {detail}"
     raise RolloutNormError(msg)
 
