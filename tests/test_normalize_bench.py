@@ -53,11 +53,7 @@ def test_a_missed_target_fails_only_with_check(monkeypatch, capsys, check) -> No
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
 def test_glibc_thresholds_are_pinned_in_a_fresh_process() -> None:
     """pin_malloc pins glibc's thresholds (checked in a child, not to touch the test process)."""
-    code = (
-        "import sys; sys.path.insert(0, 'tests'); from helpers import load_module; "
-        "print(load_module('b', __import__('pathlib').Path('scripts/bench_normalize.py'))"
-        ".pin_malloc())"
-    )
+    code = "import runpy; print(runpy.run_path('scripts/bench_normalize.py')['pin_malloc']())"
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
