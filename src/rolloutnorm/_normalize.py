@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import torch
 
@@ -12,6 +13,9 @@ from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._ids import RolloutIds, encode_rollout_ids
 
 __all__ = ["check_batch", "normalize_advantages_by_rollout"]
+
+# Where the high int32 half of an int64 sits in memory.
+_HIGH_HALF = 1 if sys.byteorder == "little" else 0
 
 
 def normalize_advantages_by_rollout(
@@ -92,12 +96,16 @@ def normalize_advantages_by_rollout(
     rollout_token_count = tokens_per_rollout.index_select(0, codes)
     divisor = torch.clamp(rollout_token_count * num_trained_rows, min=1)
 
-    opmath = torch.float64 if advantages.dtype == torch.float64 else torch.float32
-    # Type promotion divides half-precision advantages in float32 too.
-    normalized = advantages / divisor.to(opmath).unsqueeze(-1)
+    if advantages.dtype.itemsize < 4:
+        # A half-precision divisor would overflow at 65504: divide in float32 instead.
+        divisor = divisor.to(torch.float32)
+    # Type promotion converts an int64 divisor to the dtype of float32 and float64 advantages.
+    normalized = advantages / divisor.unsqueeze(-1)
     if mask_checks:
         _raise_on_bad_mask(response_mask, torch.stack(mask_checks).tolist())
-    return normalized.to(advantages.dtype)
+    if normalized.dtype != advantages.dtype:
+        normalized = normalized.to(advantages.dtype)
+    return normalized
 
 
 def check_batch(
@@ -222,14 +230,16 @@ def _count_int64_row_tokens(response_mask: torch.Tensor) -> tuple[torch.Tensor, 
     """`_count_row_tokens` for a contiguous int64 mask: its int32 halves are checked instead.
 
     x86's AVX2 has no 64-bit integer min or max, so ``aminmax`` over the int32 halves
-    costs less. Halves in {0, 1} leave values in {0, 1, 2**32, 2**32 + 1}, and a row
-    sum of at most the row length rules out the last two: any of them makes it 2**32 or
-    more, while rows of at most 2**30 tokens cannot overflow int64.
+    costs less. Halves in {0, 1} leave values in {0, 1, 2**32, 2**32 + 1}, and the
+    high halves of the row sums rule out the last two: each such value adds 1 to its
+    row's high half, while rows of at most 2**30 tokens keep the low halves from
+    carrying into it. The high halves are a strided int32 view, so the third check
+    needs no conversion before `torch.stack`.
     """
     row_tokens = response_mask.sum(-1)
     low, high = torch.aminmax(response_mask.view(torch.int32))
-    too_long = (row_tokens.amax() > response_mask.shape[-1]).to(torch.int32)
-    return row_tokens, [low, high, too_long]
+    row_high_halves = row_tokens.view(torch.int32)[_HIGH_HALF::2]
+    return row_tokens, [low, high, row_high_halves.amax()]
 
 
 def _finite_probe(advantages: torch.Tensor) -> torch.Tensor:
