@@ -254,6 +254,15 @@ def test_an_attribute_is_named_with_its_article(project: Path) -> None:
     assert finding.message == "ratio._divide.__all__ is an attribute, not a function"
 
 
+def test_a_namespace_package_is_reported_at_its_folder(project: Path) -> None:
+    """A namespace package has a list of folders for a filepath; the first one is reported."""
+    (project / "src/nsp").mkdir()
+    (project / "src/nsp/m.py").write_text('"""A module."""\n', encoding="utf-8")
+    drift(project / PYPROJECT, OBJECT, 'object = "nsp"')
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert str(finding) == "src/nsp:1: DP001 nsp is a module, not a function"
+
+
 def test_an_unreadable_module_names_the_reason(project: Path) -> None:
     drift(project / DIVIDE, b"opmath = torch.float32", b"opmath = torch.float32  # \xff")
     [finding] = check_project(load_config(project / PYPROJECT))

@@ -47,7 +47,9 @@ def check_contract(
         kind = obj.kind.value
         article = "an" if kind[0] in "aeiou" else "a"
         message = f"{contract.object} is {article} {kind}, not a function"
-        findings = [Finding(relative(obj.filepath, config.root), obj.lineno or 1, "DP001", message)]
+        # A namespace package's filepath is the list of its folders.
+        filepath = obj.filepath[0] if isinstance(obj.filepath, list) else obj.filepath
+        findings = [Finding(relative(filepath, config.root), obj.lineno or 1, "DP001", message)]
     else:
         findings = _check_function(contract, obj, node=nodes.get(obj.path), config=config)
     return [*findings, *check_docs(contract, config)]
