@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docpact._errors import DocpactError
-from docpact._findings import relative
+from docpact._findings import cannot_read, relative
 
 __all__ = ["Config", "Contract", "find_pyproject", "load_config"]
 
@@ -100,11 +100,8 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
-    except OSError as error:
-        msg = f"{prefix} cannot be read: {error.strerror}"
-        raise DocpactError(msg) from None
-    except UnicodeDecodeError as error:
-        msg = f"{prefix} cannot be read: not UTF-8 ({error.reason})"
+    except (OSError, UnicodeDecodeError) as error:
+        msg = f"{prefix} {cannot_read(error)}"
         raise DocpactError(msg) from None
     except tomllib.TOMLDecodeError as error:
         msg = f"{prefix} is not valid TOML: {error}"

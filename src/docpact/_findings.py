@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CODES", "Finding", "relative"]
+__all__ = ["CODES", "Finding", "cannot_read", "relative"]
 
 CODES: dict[str, str] = {
     "DP001": "the object does not exist, cannot be read or parsed, is not a function, or has no "
@@ -68,3 +68,10 @@ def relative(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def cannot_read(error: OSError | UnicodeDecodeError) -> str:
+    """Say why a file cannot be read, for a message that names the file before it."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"cannot be read: not UTF-8 ({error.reason})"
+    return f"cannot be read: {error.strerror}"

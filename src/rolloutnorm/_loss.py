@@ -135,7 +135,7 @@ def _check_inputs(named: dict[str, torch.Tensor]) -> None:
 
 def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """The mean of ``values`` weighted by the 0/1 ``mask``, 0 when the mask is all zero."""
-    return ((values.to(mask.dtype) * mask).sum() / mask.sum().clamp_min(1.0)).detach()
+    return (values.to(mask.dtype) * mask).sum() / mask.sum().clamp_min(1.0)
 
 
 def compute_policy_loss_per_rollout_mean(

@@ -79,14 +79,15 @@ class RetentionPlan:
         )
 
 
-def _as_row_array(values: object, name: str, num_rows: int) -> np.ndarray:
-    """Return ``values`` as a 1-D array of ``num_rows`` entries."""
+def _as_row_array(values: object, name: str, num_rows: int, *, objects: bool = False) -> np.ndarray:
+    """Return ``values`` as a 1-D array of ``num_rows`` entries.
+
+    With ``objects``, a sequence becomes an object array of its entries as they are:
+    `np.asarray` would read tuple ids as a second dimension.
+    """
     try:
-        if name == "group_ids" and not isinstance(values, np.ndarray):
-            # np.asarray would read tuple ids as a second dimension.
-            array = np.empty(len(values), dtype=object)
-            for row, value in enumerate(values):
-                array[row] = value
+        if objects and not isinstance(values, np.ndarray):
+            array = np.fromiter(values, dtype=object, count=len(values))
         else:
             array = np.asarray(values)
     except (TypeError, ValueError):
@@ -163,7 +164,7 @@ def plan_retention(
         if values.size and (values.dtype.kind not in "biuf" or not np.isfinite(values).all()):
             msg = "rewards must hold only finite real numbers"
             raise RolloutNormError(msg)
-        ids = _as_row_array(group_ids, "group_ids", num_rows)
+        ids = _as_row_array(group_ids, "group_ids", num_rows, objects=True)
         codes_by_id: dict[Hashable, int] = {}
         try:
             codes = np.array([codes_by_id.setdefault(g, len(codes_by_id)) for g in ids], int)

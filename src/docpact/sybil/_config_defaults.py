@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sybil import Region
 from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer, FencedCodeBlockLexer
 
-from docpact._findings import relative
+from docpact._findings import cannot_read, relative
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -101,10 +101,8 @@ class ConfigDefaultsParser:
         where = f"{relative(Path(example.path), self.root.absolute())}:{example.line}"
         try:
             expected = yaml.safe_load((self.root / block.file).read_text(encoding="utf-8"))
-        except OSError as error:
-            return f"{where}: {block.file} cannot be read: {error.strerror}"
-        except UnicodeDecodeError as error:
-            return f"{where}: {block.file} cannot be read: not UTF-8 ({error.reason})"
+        except (OSError, UnicodeDecodeError) as error:
+            return f"{where}: {block.file} {cannot_read(error)}"
         except yaml.YAMLError as error:
             return f"{where}: {block.file} is not valid YAML: {error}"
         try:
