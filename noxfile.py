@@ -93,7 +93,12 @@ def drift(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def bench(session: nox.Session) -> None:
-    """Run the benchmark scripts under scripts/, each printing its ratios side by side."""
+    """Run the benchmark scripts under scripts/, each printing its ratios side by side.
+
+    Options after ``--`` go to ``bench_normalize.py`` alone (``--device cuda``, say): the
+    other scripts take options of their own.
+    """
     python = _use_shared_env(session)
     for script in sorted((ROOT / "scripts").glob("bench_*.py")):
-        session.run(python, str(script), *session.posargs, external=True)
+        options = session.posargs if script.name == "bench_normalize.py" else []
+        session.run(python, str(script), *options, external=True)

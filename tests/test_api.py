@@ -133,13 +133,6 @@ def test_rolloutnorm_does_not_import_docpact() -> None:
     assert not {m for m in modules if m == "docpact" or m.startswith("docpact.")}
 
 
-def test_docpact_does_not_import_torch() -> None:
-    """Importing docpact leaves torch and rolloutnorm unimported."""
-    modules = _modules_after("import docpact")
-    assert "docpact" in modules
-    assert not {m for m in modules if m.split(".")[0] in {"torch", "rolloutnorm"}}
-
-
 def test_config_yaml_is_package_data() -> None:
     """The packaged config.yaml is reachable through importlib.resources as a YAML mapping."""
     resource = importlib.resources.files("rolloutnorm").joinpath("config.yaml")

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import itertools
 import platform
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,13 @@ from helpers import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 bench = load_module("bench_normalize", ROOT / "scripts" / "bench_normalize.py")
+
+
+@pytest.fixture(autouse=True)
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every timed call takes 1 ms, so no assertion depends on this machine's speed."""
+    clock = itertools.count(step=1e-3)
+    monkeypatch.setattr(bench, "time", types.SimpleNamespace(perf_counter=clock.__next__))
 
 
 def _rows(out: str) -> list[list[str]]:
