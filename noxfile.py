@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""Sessions for contributors and CI: tests, docs, serve, lint, drift, bench.
+"""Sessions for contributors and CI: tests, docs, serve, lint, drift, bench, verl.
 
 Torch is about 190 MB even on the CPU, so the sessions that import the project share one
 environment, ``.nox/shared``, installed once through the CPU constraints file and again only
 when ``pyproject.toml`` or the constraints change. Delete ``.nox/shared`` to rebuild it.
+The ``verl`` session keeps its own, ``.nox/verl`` (verl brings about 2 GB: ray, transformers),
+built and reused the same way.
 """
 
 from __future__ import annotations
@@ -24,28 +26,32 @@ ROOT = Path(__file__).resolve().parent
 CONSTRAINTS = ROOT / "constraints" / "cpu.txt"
 SHARED_ENV = ROOT / ".nox" / "shared"
 SHARED_EXTRAS = "tests,docs"
+VERL_ENV = ROOT / ".nox" / "verl"
+VERL_EXTRAS = "tests,verl"
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
 
-def _use_shared_env(session: nox.Session) -> str:
-    """Create or reuse the shared environment, install the project if its inputs changed.
+def _use_shared_env(
+    session: nox.Session, env: Path = SHARED_ENV, extras: str = SHARED_EXTRAS
+) -> str:
+    """Create or reuse an environment of the project with ``extras``, reinstall if inputs changed.
 
     Returns the environment's python, which the session runs everything with.
     """
-    bin_dir = SHARED_ENV / ("Scripts" if sys.platform == "win32" else "bin")
+    bin_dir = env / ("Scripts" if sys.platform == "win32" else "bin")
     python = bin_dir / "python"
     if not python.exists():
-        session.run(sys.executable, "-m", "venv", str(SHARED_ENV), external=True)
+        session.run(sys.executable, "-m", "venv", str(env), external=True)
     inputs = b"".join(path.read_bytes() for path in (ROOT / "pyproject.toml", CONSTRAINTS))
-    digest = hashlib.sha256(inputs + SHARED_EXTRAS.encode()).hexdigest()
-    stamp = SHARED_ENV / "rolloutnorm-install.sha256"
+    digest = hashlib.sha256(inputs + extras.encode()).hexdigest()
+    stamp = env / "rolloutnorm-install.sha256"
     if not stamp.exists() or stamp.read_text() != digest:
         pip = (str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q")
-        session.run(*pip, "-c", str(CONSTRAINTS), "-e", f".[{SHARED_EXTRAS}]", external=True)
+        session.run(*pip, "-c", str(CONSTRAINTS), "-e", f".[{extras}]", external=True)
         stamp.write_text(digest)
     else:
-        session.log(f"Reusing {SHARED_ENV.relative_to(ROOT)}: pyproject and constraints unchanged")
-    session.env["VIRTUAL_ENV"] = str(SHARED_ENV)
+        session.log(f"Reusing {env.relative_to(ROOT)}: pyproject and constraints unchanged")
+    session.env["VIRTUAL_ENV"] = str(env)
     session.env["NO_MKDOCS_2_WARNING"] = "1"
     session.env["PATH"] = os.pathsep.join((str(bin_dir), os.environ.get("PATH", "")))
     return str(python)
@@ -102,3 +108,13 @@ def bench(session: nox.Session) -> None:
     for script in sorted((ROOT / "scripts").glob("bench_*.py")):
         options = session.posargs if script.name == "bench_normalize.py" else []
         session.run(python, str(script), *options, external=True)
+
+
+@nox.session(venv_backend="none")
+def verl(session: nox.Session) -> None:
+    """Run the loss through verl's own loss path, and the pages and docstrings that need verl."""
+    python = _use_shared_env(session, VERL_ENV, VERL_EXTRAS)
+    # Fails loudly if verl is missing, where the tests below would only be left uncollected.
+    session.run(python, "-c", "import rolloutnorm.verl", external=True)
+    paths = ("tests/verl_session", "tests/test_docs_pages.py", "docs", "src/rolloutnorm/verl.py")
+    session.run(python, "-m", "pytest", *paths, *session.posargs, external=True)

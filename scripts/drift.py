@@ -32,7 +32,10 @@ NOT_UNIT = (PAGE_TESTS, "tests/test_site.py", "tests/test_drift_catalogue.py")
 CHECKS = {
     "docpact": ["-m", "docpact", "check"],
     "docs-examples": [*PYTEST, "docs", PAGE_TESTS],
-    "unit-tests": [*PYTEST, "tests", "src", *(f"--ignore={path}" for path in NOT_UNIT)],
+    "unit-tests": [
+        *[*PYTEST, "-m", "not slow", "tests", "src"],
+        *(f"--ignore={path}" for path in NOT_UNIT),
+    ],
     "mkdocs": ["-m", "mkdocs", "build", "--strict", "--site-dir", "_drift_site"],
 }
 

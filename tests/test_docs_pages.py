@@ -13,7 +13,7 @@ from sybil import Document
 from sybil.example import SybilFailure
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from docpact.sybil import docs_sybil
+from docpact.sybil import docs_sybil, importable
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -32,6 +32,13 @@ COLLECTED = {
     "reference/rolloutnorm.md": (0, 0),
     "trainer-configuration.md": (18, 69),
     "verification.md": (1, 0),
+    "verl.md": (6, 33),
+}
+# The examples that need verl: skipped with this reason, and this many of them, unless verl
+# is installed (in the `verl` session, where every one of them runs).
+NEEDS_VERL = {
+    "trainer-configuration.md": ("needs verl, which only the verl session installs", 1),
+    "verl.md": ("needs verl: python3 -m nox -s verl runs it", 31),
 }
 
 
@@ -53,15 +60,21 @@ def _uncollected(root: Path, page: Path) -> list[tuple[int, str]]:
     ]
 
 
-def _run_page(root: Path, page: str) -> list[str]:
-    """Evaluate every example of a page under `root` in order; return the failure messages."""
-    document = docs_sybil("docs", root=root).parse(root / "docs" / page)
+def _run_page(root: Path, page: str, skipped: list[str] | None = None) -> list[str]:
+    """Evaluate every example of a page under `root` in order; return the failure messages.
+
+    The reasons of skipped examples are appended to ``skipped``, if given.
+    """
+    sybil = docs_sybil("docs", root=root)
+    document = sybil.parse(root / "docs" / page)
+    sybil.setup(document.namespace)  # as Sybil's pytest plugin does
     failures = []
     for example in document.examples():
         try:
             example.evaluate()
-        except unittest.SkipTest:
-            continue
+        except unittest.SkipTest as skip:
+            if skipped is not None:
+                skipped.append(str(skip))
         except SybilFailure as failure:
             failures.append(str(failure))
     return failures
@@ -106,6 +119,15 @@ def test_every_page_passes_as_written():
     """The pages as committed run without a failure."""
     for page in PAGES:
         assert _run_page(ROOT, page) == []
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_only_the_verl_examples_are_skipped_and_only_without_verl(page):
+    """Without verl exactly the verl examples are skipped, with their reasons; with it, none."""
+    skipped: list[str] = []
+    _run_page(ROOT, page, skipped)
+    reason, count = NEEDS_VERL.get(page, ("", 0))
+    assert skipped == ([] if importable("verl") else [reason] * count)
 
 
 def _printed_numbers(page: str) -> list[tuple[int, str]]:

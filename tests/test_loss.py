@@ -61,20 +61,17 @@ def test_pinned_loss_and_metrics_for_each_clip_case() -> None:
     """A hand-computed batch gives -1.1 - 2.4 + 3 + 1.6 and the clip fractions 2/4 and 1/4."""
     loss, metrics = compute_policy_loss_per_rollout_mean(**_batch())
     assert loss.item() == pytest.approx(1.1)
-    assert set(metrics) == {"pg_clipfrac", "ppo_kl", "pg_clipfrac_lower"}
-    assert metrics["pg_clipfrac"].item() == pytest.approx(0.5)
-    assert metrics["pg_clipfrac_lower"].item() == pytest.approx(0.25)
-    assert metrics["ppo_kl"].item() == pytest.approx(-math.log(1.1 * 1.5 * 4.0 * 0.5) / 4)
+    assert list(metrics) == ["actor/pg_clipfrac", "actor/ppo_kl", "actor/pg_clipfrac_lower"]
+    assert metrics["actor/pg_clipfrac"] == pytest.approx(0.5)
+    assert metrics["actor/pg_clipfrac_lower"] == pytest.approx(0.25)
+    assert metrics["actor/ppo_kl"] == pytest.approx(-math.log(1.1 * 1.5 * 4.0 * 0.5) / 4)
 
 
-def test_metrics_are_detached_zero_dim_tensors() -> None:
-    """Every metric is a 0-d tensor that carries no autograd history."""
+def test_metrics_are_python_floats_as_in_verl() -> None:
+    """Every metric is a plain float, as verl's built-in losses return them, even with grad on."""
     log_prob = _batch()["log_prob"].requires_grad_()
     _, metrics = compute_policy_loss_per_rollout_mean(**_batch(log_prob=log_prob))
-    for value in metrics.values():
-        assert isinstance(value, torch.Tensor)
-        assert value.dim() == 0
-        assert not value.requires_grad
+    assert [type(value) for value in metrics.values()] == [float, float, float]
 
 
 def test_matches_python_reference() -> None:
@@ -90,7 +87,7 @@ def test_all_masked_gives_zero_loss_and_zero_metrics() -> None:
     mask = torch.zeros(2, 3, dtype=torch.bool)
     loss, metrics = compute_policy_loss_per_rollout_mean(**_batch(response_mask=mask))
     assert loss.item() == 0.0
-    assert [value.item() for value in metrics.values()] == [0.0, 0.0, 0.0]
+    assert list(metrics.values()) == [0.0, 0.0, 0.0]
 
 
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int64, torch.float32, torch.float64])
@@ -102,10 +99,11 @@ def test_mask_dtypes_agree(dtype: torch.dtype) -> None:
 
 
 @pytest.mark.parametrize(
-    "mode", ["seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"]
+    "mode",
+    ["token-mean", "token-sum", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"],
 )
 def test_loss_agg_mode_does_not_change_the_loss(mode: str) -> None:
-    """Every known loss_agg_mode gives the same masked-sum loss."""
+    """Each of verl's five loss_agg_mode values gives the same masked-sum loss."""
     loss, _ = compute_policy_loss_per_rollout_mean(**_batch(loss_agg_mode=mode))
     assert loss.item() == pytest.approx(1.1)
 
@@ -139,45 +137,74 @@ def test_gradient_reaches_log_prob_only() -> None:
     torch.testing.assert_close(log_prob.grad, want)
 
 
+def _verl_style(**values: object) -> types.SimpleNamespace:
+    """An actor config as verl's losses read it: clip_ratio always set, the rest optional."""
+    return types.SimpleNamespace(**{"clip_ratio": 0.2, **values})
+
+
 def test_verl_style_config_with_clip_ratio_fallback() -> None:
-    """A verl-like namespace falls back to clip_ratio and reads global_batch_info['dp_size']."""
-    config = types.SimpleNamespace(
-        clip_ratio=0.2,
-        clip_ratio_low=None,
-        clip_ratio_c=3.0,
-        global_batch_info={"dp_size": 4},
-    )
+    """clip_ratio_low and clip_ratio_high left as None fall back to clip_ratio."""
+    config = _verl_style(clip_ratio=0.2, clip_ratio_low=None, clip_ratio_high=None)
     loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=config))
-    assert loss.item() == pytest.approx(1.1 * 4)
+    assert loss.item() == pytest.approx(1.1)
+    wide = _verl_style(clip_ratio=0.6, clip_ratio_high=None)  # 1.5 no longer clipped above
+    loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=wide))
+    assert loss.item() == pytest.approx(-1.1 - 3.0 + 3.0 + 2 * 0.5)
 
 
-def test_verl_style_config_reads_dp_size_attribute_and_nested_namespace() -> None:
-    """dp_size is read from config.dp_size or from an attribute of global_batch_info."""
-    for extra in ({"dp_size": 2}, {"global_batch_info": types.SimpleNamespace(dp_size=2)}):
-        config = types.SimpleNamespace(clip_ratio=0.2, clip_ratio_c=3.0, **extra)
+def test_verl_style_config_defaults_clip_ratio_c_to_3() -> None:
+    """Without clip_ratio_c, or with None, the dual clip is at 3.0 as in verl's losses."""
+    for config in (_verl_style(), _verl_style(clip_ratio_c=None)):
         loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=config))
-        assert loss.item() == pytest.approx(2.2)
+        assert loss.item() == pytest.approx(1.1)
+    loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=_verl_style(clip_ratio_c=5.0)))
+    assert loss.item() == pytest.approx(-1.1 - 2.4 + 4.0 + 1.6)
+
+
+@pytest.mark.parametrize(
+    ("extra", "dp_size"),
+    [
+        ({}, 1),
+        ({"global_batch_info": {}}, 1),
+        ({"global_batch_info": {"dp_size": None, "batch_num_tokens": None}}, 1),
+        ({"global_batch_info": {"dp_size": 4}}, 4),
+        ({"global_batch_info": {"dp_size": 4}, "dp_size": 2}, 4),
+    ],
+)
+def test_verl_style_config_reads_dp_size_from_global_batch_info(
+    extra: dict[str, object], dp_size: int
+) -> None:
+    """dp_size is global_batch_info['dp_size'], 1 when absent, as verl's agg_loss treats it."""
+    loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=_verl_style(**extra)))
+    assert loss.item() == pytest.approx(1.1 * dp_size)
 
 
 @pytest.mark.parametrize(
     ("config", "match"),
     [
         (None, "config is required"),
-        (types.SimpleNamespace(clip_ratio=0.2, clip_ratio_c=3.0), r"config\.dp_size is missing"),
+        (types.SimpleNamespace(clip_ratio_c=3.0), r"config\.clip_ratio_low is missing"),
+        (_verl_style(clip_ratio_c=1), r"config\.clip_ratio_c must be greater than 1, got 1"),
+        (_verl_style(clip_ratio_low=-0.2), r"config\.clip_ratio_low must be in \[0, 1\)"),
+        (_verl_style(clip_ratio=-0.2), r"config\.clip_ratio_low must be in \[0, 1\)"),
+        (_verl_style(clip_ratio_high=-1), r"config\.clip_ratio_high must be at least 0"),
+        (_verl_style(clip_ratio_c="3"), r"config\.clip_ratio_c must be a finite number"),
         (
-            types.SimpleNamespace(clip_ratio=0.2, clip_ratio_c=3.0, global_batch_info={}),
-            r"config\.dp_size is missing",
+            _verl_style(global_batch_info={"dp_size": 0}),
+            r"config\.global_batch_info\['dp_size'\] must be a positive int, got 0",
         ),
-        (types.SimpleNamespace(clip_ratio=0.2, dp_size=1), r"config\.clip_ratio_c is missing"),
-        (types.SimpleNamespace(clip_ratio_c=3.0, dp_size=1), r"config\.clip_ratio_low is missing"),
         (
-            types.SimpleNamespace(clip_ratio=0.2, clip_ratio_c=3.0, dp_size=0),
-            "dp_size must be a positive int",
+            _verl_style(global_batch_info={"dp_size": 2.0}),
+            r"config\.global_batch_info\['dp_size'\] must be a positive int",
+        ),
+        (
+            _verl_style(global_batch_info=types.SimpleNamespace(dp_size=2)),
+            r"config\.global_batch_info must be a mapping, got SimpleNamespace",
         ),
     ],
 )
 def test_bad_config_raises(config: object, match: str) -> None:
-    """A missing config, dp size, or clip ratio raises and names the setting."""
+    """A missing config or clip ratio, or a value present but wrong, raises naming its key."""
     with pytest.raises(RolloutNormError, match=match):
         compute_policy_loss_per_rollout_mean(**_batch(config=config))
 
@@ -213,6 +240,7 @@ def _f64(values: object) -> torch.Tensor:
     ("overrides", "match"),
     [
         ({"loss_agg_mode": "seq-sum"}, "loss_agg_mode must be one of"),
+        ({"loss_agg_mode": "token_mean"}, "loss_agg_mode must be one of"),
         ({"loss_agg_mode": 1}, "loss_agg_mode must be a str"),
         ({"old_log_prob": [[0.0] * 3] * 2}, "old_log_prob must be a torch.Tensor"),
         ({"advantages": _f64([1.0, 2.0])}, "advantages must be 2-D"),

@@ -20,7 +20,11 @@ SAMPLE = Path(__file__).resolve().parent / "samples" / "sybil_project"
 
 
 def parse(page: str, root: Path = SAMPLE) -> Document:
-    return docs_sybil(root=root).parse(root / "docs" / page)
+    """The page as Sybil's pytest plugin prepares it: parsed, then its namespace set up."""
+    sybil = docs_sybil(root=root)
+    document = sybil.parse(root / "docs" / page)
+    sybil.setup(document.namespace)
+    return document
 
 
 def run(document: Document) -> list[str]:
@@ -146,6 +150,30 @@ def test_pages_run_under_pytest_with_reasons_and_differences_reported(project: P
         check=False,
     )
     assert result.returncode == 1, result.stdout
-    assert "1 failed, 7 passed, 1 skipped" in result.stdout
+    assert "1 failed, 13 passed, 3 skipped" in result.stdout
     assert "needs a GPU" in result.stdout
     assert "trainer.warmup: not in conf/defaults.yaml (the docs have 10)" in result.stdout
+
+
+def test_skip_conditions_can_ask_whether_a_module_is_importable() -> None:
+    """`importable` is in every page's namespace, also after a clear-namespace directive."""
+    assert run(parse("conditional_skip.md")) == [
+        "passed",  # skip: next if(not importable("a_module_that_is_not_there")...
+        "skipped: needs a_module_that_is_not_there",
+        "passed",  # skip: next if(not importable("json")...
+        "passed",
+        "passed",
+        "passed",  # clear-namespace
+        "passed",  # skip: next if(not importable("no_such.submodule")...
+        "skipped: needs no_such.submodule",
+    ]
+
+
+def test_a_setup_of_ones_own_runs_after_the_conditions_are_added() -> None:
+    """docs_sybil(setup=...) keeps `importable` and runs the caller's setup too."""
+    seen = {}
+    sybil = docs_sybil(root=SAMPLE, setup=lambda namespace: seen.update(namespace))
+    document = sybil.parse(SAMPLE / "docs" / "conditional_skip.md")
+    sybil.setup(document.namespace)
+    assert seen["importable"]("json") is True
+    assert seen["importable"]("no_such.submodule") is False

@@ -15,18 +15,18 @@ from rolloutnorm._errors import RolloutNormError
 
 __all__ = ["PolicyLossConfig", "compute_policy_loss_per_rollout_mean"]
 
-_LOSS_AGG_MODES = (
+# verl's own list (``ActorConfig`` and ``agg_loss`` in verl 0.9): the loss accepts exactly these.
+LOSS_AGG_MODES = (
     "token-mean",
+    "token-sum",
     "seq-mean-token-sum",
     "seq-mean-token-mean",
     "seq-mean-token-sum-norm",
 )
-_MISSING_HINTS = {
-    "clip_ratio_low": "set config.clip_ratio_low or config.clip_ratio",
-    "clip_ratio_high": "set config.clip_ratio_high or config.clip_ratio",
-    "clip_ratio_c": "set config.clip_ratio_c",
-    "dp_size": "set config.dp_size or config.global_batch_info['dp_size']",
-}
+# What verl's own policy losses fall back to when the actor config leaves a key out.
+_VERL_CLIP_RATIO_C = 3.0
+_VERL_DP_SIZE = 1
+METRIC_KEYS = ("actor/pg_clipfrac", "actor/ppo_kl", "actor/pg_clipfrac_lower")
 
 
 @dataclass(frozen=True)
@@ -72,27 +72,39 @@ class PolicyLossConfig:
 
 
 def _as_config(config: PolicyLossConfig | Any | None) -> PolicyLossConfig:
-    """Return ``config`` as a validated `PolicyLossConfig`, reading a verl-style config by name."""
+    """Return ``config`` as a validated `PolicyLossConfig`, reading a verl actor config as verl does.
+
+    ``clip_ratio_low`` and ``clip_ratio_high`` fall back to ``clip_ratio``, ``clip_ratio_c`` to
+    3.0, and ``dp_size`` comes from ``global_batch_info``, 1 when absent, as in verl's losses.
+    """
     if isinstance(config, PolicyLossConfig):
         return config
     if config is None:
         msg = "config is required: pass a PolicyLossConfig or a verl-style actor config, got None"
         raise RolloutNormError(msg)
-    fallback = getattr(config, "clip_ratio", None)
-    values = {name: getattr(config, name, None) for name in _MISSING_HINTS}
+    values = {}
     for name in ("clip_ratio_low", "clip_ratio_high"):
+        value = getattr(config, name, None)
+        values[name] = getattr(config, "clip_ratio", None) if value is None else value
         if values[name] is None:
-            values[name] = fallback
-    if values["dp_size"] is None:
-        info = getattr(config, "global_batch_info", None)
-        values["dp_size"] = (
-            info.get("dp_size") if isinstance(info, Mapping) else getattr(info, "dp_size", None)
-        )
-    for name, value in values.items():
-        if value is None:
-            msg = f"config.{name} is missing: {_MISSING_HINTS[name]}"
+            msg = f"config.{name} is missing: set config.{name} or config.clip_ratio"
             raise RolloutNormError(msg)
-    return PolicyLossConfig(**values)
+    clip_ratio_c = getattr(config, "clip_ratio_c", None)
+    values["clip_ratio_c"] = _VERL_CLIP_RATIO_C if clip_ratio_c is None else clip_ratio_c
+    info = getattr(config, "global_batch_info", None)
+    if info is not None and not isinstance(info, Mapping):
+        msg = f"config.global_batch_info must be a mapping, got {type(info).__name__}"
+        raise RolloutNormError(msg)
+    dp_size = None if info is None else info.get("dp_size")
+    if dp_size is None:
+        values["dp_size"] = _VERL_DP_SIZE
+    else:
+        values["dp_size"] = as_count(dp_size, "config.global_batch_info['dp_size']")
+    try:
+        return PolicyLossConfig(**values)
+    except RolloutNormError as error:  # a clip ratio: name it as the config's key
+        msg = f"config.{error}"
+        raise RolloutNormError(msg) from None
 
 
 def _check_inputs(named: dict[str, torch.Tensor]) -> None:
@@ -146,7 +158,7 @@ def compute_policy_loss_per_rollout_mean(
     loss_agg_mode: str = "token-mean",
     config: PolicyLossConfig | Any | None = None,
     rollout_is_weights: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+) -> tuple[torch.Tensor, dict[str, float]]:
     """The dual-clip PPO policy loss over advantages already normalized per rollout.
 
     Each row's advantages must already be divided by
@@ -155,34 +167,44 @@ def compute_policy_loss_per_rollout_mean(
     ranks average their gradients, and the product turns that average back into the sum over
     the global trained batch. ``old_log_prob`` is treated as a constant (no gradient).
 
+    ``loss_agg_mode`` is checked, not used: the normalization has already set each token's
+    weight, so the loss is always the masked sum times ``dp_size``, which is what verl's
+    ``token-sum`` mode computes. Any other mode would divide the normalized mass a second
+    time. In verl's ``ppo_loss`` the mode still sets how the entropy and KL terms added to
+    this loss are aggregated.
+
     Args:
         old_log_prob: Log probabilities under the behaviour policy, float, ``(rows, tokens)``.
         log_prob: Log probabilities under the current policy, float, shape of ``advantages``.
         advantages: Per-token advantages, already normalized per rollout, float, 2-D.
         response_mask: 1 for trained tokens and 0 elsewhere (bool, integer or floating).
-        loss_agg_mode: One of verl's aggregation modes, accepted only so that the loss fits
-            verl's policy-loss registry. The aggregation of this mode does not depend on it.
-        config: A `PolicyLossConfig`, or a verl-style actor config with ``clip_ratio_low`` and
-            ``clip_ratio_high`` (each falling back to ``clip_ratio``), ``clip_ratio_c``, and
-            ``dp_size`` or ``global_batch_info["dp_size"]``.
+        loss_agg_mode: One of verl's aggregation modes (``token-mean``, ``token-sum``,
+            ``seq-mean-token-sum``, ``seq-mean-token-mean``, ``seq-mean-token-sum-norm``),
+            accepted so that the loss fits verl's policy-loss registry; the loss does not
+            depend on it.
+        config: A `PolicyLossConfig`, or a verl actor config read as verl's own policy losses
+            read it: ``clip_ratio_low`` and ``clip_ratio_high`` fall back to ``clip_ratio``,
+            ``clip_ratio_c`` to 3.0, and ``dp_size`` is ``global_batch_info["dp_size"]``, which
+            verl's ``ppo_loss`` fills, or 1 when absent.
         rollout_is_weights: Optional per-token importance weights multiplying the token losses,
             float, shape of ``advantages``.
 
     Returns:
-        The 0-d loss, and detached 0-d metrics ``pg_clipfrac``, ``ppo_kl`` and
-        ``pg_clipfrac_lower``, each a mean over the response mask (0 when it is empty).
+        The 0-d loss, and the metrics verl's built-in policy losses report, as Python floats:
+        ``actor/pg_clipfrac``, ``actor/ppo_kl`` and ``actor/pg_clipfrac_lower``, each a mean
+        over the response mask (0 when it is empty).
 
     Raises:
-        RolloutNormError: If ``loss_agg_mode`` is not a known mode, ``config`` is missing or
-            invalid, or a tensor is not 2-D, has another shape, device or dtype than
-            ``advantages`` allows, holds NaN or inf, or ``response_mask`` holds values other
-            than 0 and 1.
+        RolloutNormError: If ``loss_agg_mode`` is not one of verl's modes, ``config`` is
+            missing or holds a value out of range (the message names its key), or a tensor
+            is not 2-D, has another shape, device or dtype than ``advantages`` allows, holds
+            NaN or inf, or ``response_mask`` holds values other than 0 and 1.
     """
     if not isinstance(loss_agg_mode, str):
         msg = f"loss_agg_mode must be a str, got {type(loss_agg_mode).__name__}"
         raise RolloutNormError(msg)
-    if loss_agg_mode not in _LOSS_AGG_MODES:
-        msg = f"loss_agg_mode must be one of {_LOSS_AGG_MODES}, got {loss_agg_mode!r}"
+    if loss_agg_mode not in LOSS_AGG_MODES:
+        msg = f"loss_agg_mode must be one of {LOSS_AGG_MODES}, got {loss_agg_mode!r}"
         raise RolloutNormError(msg)
     cfg = _as_config(config)
     named = {
@@ -211,9 +233,12 @@ def compute_policy_loss_per_rollout_mean(
     with torch.no_grad():
         # bf16 cannot count tokens exactly; the metrics accumulate in at least float32.
         mask = response_mask.to(torch.promote_types(pg_losses.dtype, torch.float32))
-        metrics = {
-            "pg_clipfrac": _masked_mean(pg_losses2 > pg_losses1, mask),
-            "ppo_kl": _masked_mean(-negative_approx_kl, mask),
-            "pg_clipfrac_lower": _masked_mean((clip1 > pg_losses3) & negative, mask),
-        }
-    return pg_loss, metrics
+        means = torch.stack(
+            [
+                _masked_mean(pg_losses2 > pg_losses1, mask),
+                _masked_mean(-negative_approx_kl, mask),
+                _masked_mean((clip1 > pg_losses3) & negative, mask),
+            ]
+        )
+    # One host read for the three, where verl's losses call .item() on each.
+    return pg_loss, dict(zip(METRIC_KEYS, means.tolist(), strict=True))

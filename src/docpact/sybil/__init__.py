@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from docpact.sybil._config_defaults import ConfigDefaultsParser
 from docpact.sybil._docs import docs_sybil
-from docpact.sybil._skip import ReasonedSkipParser
+from docpact.sybil._skip import ReasonedSkipParser, importable
 
-__all__ = ["ConfigDefaultsParser", "ReasonedSkipParser", "docs_sybil"]
+__all__ = ["ConfigDefaultsParser", "ReasonedSkipParser", "docs_sybil", "importable"]

@@ -6,14 +6,17 @@ from __future__ import annotations
 import inspect
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sybil import Sybil
-from sybil.parsers.markdown import ClearNamespaceParser, PythonCodeBlockParser
+from sybil.parsers.markdown import PythonCodeBlockParser
 
 from docpact._config import find_pyproject
 from docpact.sybil._config_defaults import ConfigDefaultsParser
-from docpact.sybil._skip import ReasonedSkipParser
+from docpact.sybil._skip import ConditionsClearNamespaceParser, ReasonedSkipParser, add_conditions
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["docs_sybil"]
 
@@ -30,7 +33,9 @@ def docs_sybil(
     Each page runs in its own namespace, cleared after the page and wherever the page says
     `<!-- clear-namespace -->`. Python examples are `python` fenced blocks, doctest-style
     (`>>>`) or plain; `<!-- skip: next "reason" -->` skips the next one, and the reason is
-    required.
+    required. A condition skips only where it holds:
+    `<!-- skip: next if(not importable("verl"), reason="needs verl") -->`; `importable` is in
+    every page's namespace, before any `setup` of yours runs.
 
     Use it from a `conftest.py`:
 
@@ -52,10 +57,11 @@ def docs_sybil(
         caller = inspect.currentframe().f_back  # type: ignore[union-attr]
         root = find_pyproject(Path(caller.f_code.co_filename).parent).parent  # type: ignore[union-attr]
     options.setdefault("teardown", _clear)
+    options["setup"] = _setup_with(options.get("setup"))
     return Sybil(
         parsers=[
             ReasonedSkipParser(),
-            ClearNamespaceParser(),
+            ConditionsClearNamespaceParser(),
             PythonCodeBlockParser(),
             ConfigDefaultsParser(root),
         ],
@@ -68,3 +74,16 @@ def docs_sybil(
 
 def _clear(namespace: dict[str, Any]) -> None:
     namespace.clear()
+
+
+def _setup_with(
+    setup: Callable[[dict[str, Any]], None] | None,
+) -> Callable[[dict[str, Any]], None]:
+    """A page setup that adds the skip conditions' names, then runs ``setup``."""
+
+    def run(namespace: dict[str, Any]) -> None:
+        add_conditions(namespace)
+        if setup is not None:
+            setup(namespace)
+
+    return run

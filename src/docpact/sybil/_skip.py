@@ -3,16 +3,58 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
-from sybil.parsers.markdown import SkipParser
+from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from sybil import Document, Region
+    from sybil import Document, Example, Region
 
-__all__ = ["ReasonedSkipParser"]
+__all__ = ["ConditionsClearNamespaceParser", "ReasonedSkipParser", "add_conditions", "importable"]
+
+
+def importable(name: str) -> bool:
+    """Whether the module ``name`` can be imported here, without importing it.
+
+    A page's skip conditions can use it: ``<!-- skip: next if(not importable("verl"),
+    reason="needs verl") -->``.
+
+    Args:
+        name: A module's import path, ``verl`` or ``verl.trainer``.
+
+    Returns:
+        True if the module is found.
+    """
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent is missing
+        return False
+
+
+def add_conditions(namespace: dict[str, Any]) -> None:
+    """Put the names skip conditions may use (`importable`) into a page's namespace.
+
+    Args:
+        namespace: The page's namespace.
+    """
+    namespace["importable"] = importable
+
+
+class ConditionsClearNamespaceParser(ClearNamespaceParser):
+    """Sybil's `<!-- clear-namespace -->`, keeping the names skip conditions use."""
+
+    @staticmethod
+    def evaluate(example: Example) -> None:
+        """Clear the page's namespace, then put the condition names back.
+
+        Args:
+            example: The directive.
+        """
+        example.document.namespace.clear()
+        add_conditions(example.document.namespace)
 
 
 class ReasonedSkipParser(SkipParser):
@@ -20,7 +62,8 @@ class ReasonedSkipParser(SkipParser):
 
     A skipped example shows as skipped with its reason in the test report; a directive
     without a reason is an error, so no example is skipped silently. Conditions work as in
-    Sybil: `<!-- skip: next if(sys.platform == "win32", reason="POSIX paths") -->`.
+    Sybil: `<!-- skip: next if(not importable("verl"), reason="needs verl") -->`, where
+    `docs_sybil` puts `importable` in every page's namespace.
     """
 
     def __call__(self, document: Document) -> Iterator[Region]:
