@@ -42,7 +42,7 @@ def batch() -> dict[str, object]:
     return {
         "inputs": torch.randn(rows, WIDTH, FEATURES, generator=generator, dtype=torch.float64),
         "actions": torch.randint(VOCAB, (rows, WIDTH), generator=generator),
-        "drift": DRIFT * (2 * torch.rand(rows, WIDTH, generator=generator, dtype=torch.float64) - 1),
+        "drift": DRIFT * (2 * torch.rand(rows, WIDTH, generator=generator).double() - 1),
         "advantages": advantages.contiguous(),
         "response_mask": mask,
         "rollout_ids": ROLLOUT_IDS,
@@ -200,7 +200,9 @@ def run_world(
     """
     context = mp.get_context("spawn")
     ranks = [
-        context.Process(target=_rank_main, args=(rank, world_size, str(folder), timeout_s / 2, fault))
+        context.Process(
+            target=_rank_main, args=(rank, world_size, str(folder), timeout_s / 2, fault)
+        )
         for rank in range(world_size)
     ]
     for process in ranks:

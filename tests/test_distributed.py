@@ -66,7 +66,7 @@ def test_normalizing_per_rank_after_the_split_gives_another_gradient(world, refe
 
 
 def test_the_reference_gradient_is_not_trivial(reference):
-    """The single-process gradient is finite and non-zero, so the comparisons above mean something."""
+    """The single-process gradient is finite and non-zero: the comparisons above mean something."""
     assert torch.isfinite(reference).all()
     assert reference.norm() > 1e-3
 

@@ -100,7 +100,13 @@ def test_mask_dtypes_agree(dtype: torch.dtype) -> None:
 
 @pytest.mark.parametrize(
     "mode",
-    ["token-mean", "token-sum", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"],
+    [
+        "token-mean",
+        "token-sum",
+        "seq-mean-token-sum",
+        "seq-mean-token-mean",
+        "seq-mean-token-sum-norm",
+    ],
 )
 def test_loss_agg_mode_does_not_change_the_loss(mode: str) -> None:
     """Each of verl's five loss_agg_mode values gives the same masked-sum loss."""

@@ -72,7 +72,7 @@ class PolicyLossConfig:
 
 
 def _as_config(config: PolicyLossConfig | Any | None) -> PolicyLossConfig:
-    """Return ``config`` as a validated `PolicyLossConfig`, reading a verl actor config as verl does.
+    """Return ``config`` as a validated `PolicyLossConfig`, reading a verl config as verl does.
 
     ``clip_ratio_low`` and ``clip_ratio_high`` fall back to ``clip_ratio``, ``clip_ratio_c`` to
     3.0, and ``dp_size`` comes from ``global_batch_info``, 1 when absent, as in verl's losses.

@@ -51,7 +51,9 @@ def register() -> Callable[..., object]:
     Examples:
         >>> from verl.trainer.ppo.core_algos import get_policy_loss_fn
         >>> loss_fn = register()
-        >>> loss_fn is get_policy_loss_fn("per_rollout_mean") is compute_policy_loss_per_rollout_mean
+        >>> loss_fn is get_policy_loss_fn("per_rollout_mean")
+        True
+        >>> loss_fn is compute_policy_loss_per_rollout_mean
         True
         >>> register() is loss_fn
         True

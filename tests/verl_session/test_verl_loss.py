@@ -45,7 +45,7 @@ class VerlBatch:
 
 
 def actor_config(**changes: object) -> ActorConfig:
-    """verl's actor config with the per_rollout_mean loss mode, as a trainer would set it."""
+    """The actor config of verl with the per_rollout_mean loss mode, as a trainer sets it."""
     values = {
         "strategy": "fsdp",
         "ppo_mini_batch_size": 6,
@@ -58,9 +58,7 @@ def actor_config(**changes: object) -> ActorConfig:
     return ActorConfig(**values)
 
 
-def verl_batch(
-    *, dp_size: int, drift: float = 0.0, seed: int = 0, unit: bool = False
-) -> VerlBatch:
+def verl_batch(*, dp_size: int, drift: float = 0.0, seed: int = 0, unit: bool = False) -> VerlBatch:
     """Six rows in verl's no-padding layout, normalized per rollout with retain_and_normalize.
 
     ``drift`` moves the behaviour log-probs away from the current ones (0: every ratio is 1);
@@ -113,7 +111,7 @@ def verl_batch(
 
 
 def through_ppo_loss(batch: VerlBatch, config: ActorConfig) -> tuple[torch.Tensor, dict]:
-    """verl's ppo_loss on the batch; the gradient lands on ``batch.log_probs``."""
+    """The batch through verl's ppo_loss; the gradient lands on ``batch.log_probs``."""
     output = {"log_probs": batch.log_probs}
     loss, metrics = ppo_loss(config, output, batch.data)
     loss.backward()
@@ -150,7 +148,7 @@ def test_register_twice_is_harmless() -> None:
     """A second register() leaves the registry as it was."""
     before = dict(core_algos.POLICY_LOSS_REGISTRY)
     assert rolloutnorm.verl.register() is compute_policy_loss_per_rollout_mean
-    assert core_algos.POLICY_LOSS_REGISTRY == before
+    assert before == core_algos.POLICY_LOSS_REGISTRY
 
 
 def test_another_function_under_the_name_is_an_error(monkeypatch) -> None:
@@ -212,7 +210,7 @@ def test_unit_advantages_give_minus_rollouts_over_trained_rows(dp_size) -> None:
 
 @pytest.mark.parametrize("dp_size", [1, 3])
 def test_ppo_loss_with_clipping_equals_the_direct_call(dp_size) -> None:
-    """With ratios away from 1 (some clipped), ppo_loss gives the direct call's loss and gradient."""
+    """With ratios away from 1, some clipped, ppo_loss gives the direct call's loss and gradient."""
     batch = verl_batch(dp_size=dp_size, drift=0.6, seed=3)
     config = actor_config(clip_ratio_low=0.1, clip_ratio_high=0.1)
     loss, metrics = through_ppo_loss(batch, config)
@@ -220,11 +218,12 @@ def test_ppo_loss_with_clipping_equals_the_direct_call(dp_size) -> None:
     torch.testing.assert_close(loss, direct, rtol=0, atol=0)
     torch.testing.assert_close(batch.log_probs.grad, direct_grad, rtol=0, atol=0)
     assert 0 < direct_metrics["actor/pg_clipfrac"] < 1
-    assert metrics["actor/pg_clipfrac"].values == pytest.approx([direct_metrics["actor/pg_clipfrac"]])
+    clipfrac = direct_metrics["actor/pg_clipfrac"]
+    assert metrics["actor/pg_clipfrac"].values == pytest.approx([clipfrac])
 
 
 def test_loss_equals_verls_token_sum_mode_on_the_normalized_advantages() -> None:
-    """verl's own vanilla loss in token-sum mode gives the same loss and metrics."""
+    """The vanilla loss of verl in token-sum mode gives the same loss and metrics."""
     batch = verl_batch(dp_size=2, drift=0.6, seed=5)
     config = actor_config(loss_agg_mode="token-sum")
     config.global_batch_info["dp_size"] = 2

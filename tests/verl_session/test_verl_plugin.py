@@ -29,7 +29,7 @@ def _run(tmp_path, modules: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_fresh_process_that_imports_verl_finds_the_loss(tmp_path) -> None:
-    """verl imports the named module itself, so a worker process gets the loss registered."""
+    """A process importing verl imports the named module, so a worker gets the loss registered."""
     result = _run(tmp_path, "my_losses")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "True"
