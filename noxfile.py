@@ -31,9 +31,7 @@ VERL_EXTRAS = "tests,verl"
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
 
-def _use_shared_env(
-    session: nox.Session, env: Path = SHARED_ENV, extras: str = SHARED_EXTRAS
-) -> str:
+def _use_env(session: nox.Session, env: Path = SHARED_ENV, extras: str = SHARED_EXTRAS) -> str:
     """Create or reuse an environment of the project with ``extras``, reinstall if inputs changed.
 
     Returns the environment's python, which the session runs everything with.
@@ -60,14 +58,14 @@ def _use_shared_env(
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """Run unit and property tests, the Sybil-executed docs and the docstring examples."""
-    python = _use_shared_env(session)
+    python = _use_env(session)
     session.run(python, "-m", "pytest", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
     """Check the docpact contracts, then build the site with `mkdocs build --strict`."""
-    python = _use_shared_env(session)
+    python = _use_env(session)
     session.run(python, "-m", "docpact", "check", external=True)
     session.run(python, "-m", "mkdocs", "build", "--strict", "--site-dir", "site", external=True)
     session.log(f"Site built: {ROOT / 'site' / 'index.html'}")
@@ -76,7 +74,7 @@ def docs(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def serve(session: nox.Session) -> None:
     """Serve the docs with live reload (`mkdocs serve`); pass mkdocs options after `--`."""
-    python = _use_shared_env(session)
+    python = _use_env(session)
     session.run(python, "-m", "mkdocs", "serve", *session.posargs, external=True)
 
 
@@ -92,7 +90,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def drift(session: nox.Session) -> None:
     """Apply each catalogued drift to a copy of the repo and show every check that catches it."""
-    python = _use_shared_env(session)
+    python = _use_env(session)
     # The kill count on docs/verification.md is this run's own; CI fails if it changed.
     session.run(python, "scripts/drift.py", "--update-docs", *session.posargs, external=True)
 
@@ -104,7 +102,7 @@ def bench(session: nox.Session) -> None:
     Options after ``--`` go to ``bench_normalize.py`` alone (``--device cuda``, say): the
     other scripts take options of their own.
     """
-    python = _use_shared_env(session)
+    python = _use_env(session)
     for script in sorted((ROOT / "scripts").glob("bench_*.py")):
         options = session.posargs if script.name == "bench_normalize.py" else []
         session.run(python, str(script), *options, external=True)
@@ -113,7 +111,7 @@ def bench(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def verl(session: nox.Session) -> None:
     """Run the loss through verl's own loss path, and the pages and docstrings that need verl."""
-    python = _use_shared_env(session, VERL_ENV, VERL_EXTRAS)
+    python = _use_env(session, VERL_ENV, VERL_EXTRAS)
     # Fails loudly if verl is missing, where the tests below would only be left uncollected.
     session.run(python, "-c", "import rolloutnorm.verl", external=True)
     paths = ("tests/verl_session", "tests/test_docs_pages.py", "docs", "src/rolloutnorm/verl.py")

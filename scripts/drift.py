@@ -33,7 +33,8 @@ CHECKS = {
     "docpact": ["-m", "docpact", "check"],
     "docs-examples": [*PYTEST, "docs", PAGE_TESTS],
     "unit-tests": [
-        *[*PYTEST, "-m", "not slow", "tests", "src"],
+        *PYTEST,
+        *("-m", "not slow", "tests", "src"),
         *(f"--ignore={path}" for path in NOT_UNIT),
     ],
     "mkdocs": ["-m", "mkdocs", "build", "--strict", "--site-dir", "_drift_site"],

@@ -159,10 +159,9 @@ def test_verl_style_config_with_clip_ratio_fallback() -> None:
 
 
 def test_verl_style_config_defaults_clip_ratio_c_to_3() -> None:
-    """Without clip_ratio_c, or with None, the dual clip is at 3.0 as in verl's losses."""
-    for config in (_verl_style(), _verl_style(clip_ratio_c=None)):
-        loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=config))
-        assert loss.item() == pytest.approx(1.1)
+    """Without a clip_ratio_c key the dual clip is at 3.0, as in verl's losses."""
+    loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=_verl_style()))
+    assert loss.item() == pytest.approx(1.1)
     loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=_verl_style(clip_ratio_c=5.0)))
     assert loss.item() == pytest.approx(-1.1 - 2.4 + 4.0 + 1.6)
 
@@ -172,7 +171,7 @@ def test_verl_style_config_defaults_clip_ratio_c_to_3() -> None:
     [
         ({}, 1),
         ({"global_batch_info": {}}, 1),
-        ({"global_batch_info": {"dp_size": None, "batch_num_tokens": None}}, 1),
+        ({"global_batch_info": {"batch_num_tokens": None}}, 1),
         ({"global_batch_info": {"dp_size": 4}}, 4),
         ({"global_batch_info": {"dp_size": 4}, "dp_size": 2}, 4),
     ],
@@ -192,7 +191,15 @@ def test_verl_style_config_reads_dp_size_from_global_batch_info(
         (types.SimpleNamespace(clip_ratio_c=3.0), r"config\.clip_ratio_low is missing"),
         (_verl_style(clip_ratio_c=1), r"config\.clip_ratio_c must be greater than 1, got 1"),
         (_verl_style(clip_ratio_low=-0.2), r"config\.clip_ratio_low must be in \[0, 1\)"),
-        (_verl_style(clip_ratio=-0.2), r"config\.clip_ratio_low must be in \[0, 1\)"),
+        (
+            _verl_style(clip_ratio=1.5),
+            r"config\.clip_ratio_low \(from config\.clip_ratio\) must be in \[0, 1\), got 1\.5",
+        ),
+        (_verl_style(clip_ratio_c=None), r"config\.clip_ratio_c must be a finite number, got None"),
+        (
+            _verl_style(global_batch_info={"dp_size": None}),
+            r"config\.global_batch_info\['dp_size'\] must be a positive int, got NoneType",
+        ),
         (_verl_style(clip_ratio_high=-1), r"config\.clip_ratio_high must be at least 0"),
         (_verl_style(clip_ratio_c="3"), r"config\.clip_ratio_c must be a finite number"),
         (

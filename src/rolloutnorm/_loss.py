@@ -16,7 +16,7 @@ from rolloutnorm._errors import RolloutNormError
 __all__ = ["PolicyLossConfig", "compute_policy_loss_per_rollout_mean"]
 
 # verl's own list (``ActorConfig`` and ``agg_loss`` in verl 0.9): the loss accepts exactly these.
-LOSS_AGG_MODES = (
+_LOSS_AGG_MODES = (
     "token-mean",
     "token-sum",
     "seq-mean-token-sum",
@@ -26,7 +26,7 @@ LOSS_AGG_MODES = (
 # What verl's own policy losses fall back to when the actor config leaves a key out.
 _VERL_CLIP_RATIO_C = 3.0
 _VERL_DP_SIZE = 1
-METRIC_KEYS = ("actor/pg_clipfrac", "actor/ppo_kl", "actor/pg_clipfrac_lower")
+_METRIC_KEYS = ("actor/pg_clipfrac", "actor/ppo_kl", "actor/pg_clipfrac_lower")
 
 
 @dataclass(frozen=True)
@@ -74,36 +74,39 @@ class PolicyLossConfig:
 def _as_config(config: PolicyLossConfig | Any | None) -> PolicyLossConfig:
     """Return ``config`` as a validated `PolicyLossConfig`, reading a verl config as verl does.
 
-    ``clip_ratio_low`` and ``clip_ratio_high`` fall back to ``clip_ratio``, ``clip_ratio_c`` to
-    3.0, and ``dp_size`` comes from ``global_batch_info``, 1 when absent, as in verl's losses.
+    ``clip_ratio_low`` and ``clip_ratio_high`` fall back to ``clip_ratio`` where they are None,
+    ``clip_ratio_c`` is 3.0 where the key is absent, and ``dp_size`` is
+    ``global_batch_info["dp_size"]``, 1 where either is absent, as in verl's losses. A key
+    that is present but None or out of range is an error that names it.
     """
     if isinstance(config, PolicyLossConfig):
         return config
     if config is None:
         msg = "config is required: pass a PolicyLossConfig or a verl-style actor config, got None"
         raise RolloutNormError(msg)
-    values = {}
+    values, keys = {}, {}
     for name in ("clip_ratio_low", "clip_ratio_high"):
-        value = getattr(config, name, None)
-        values[name] = getattr(config, "clip_ratio", None) if value is None else value
+        values[name], keys[name] = getattr(config, name, None), f"config.{name}"
+        if values[name] is None:
+            values[name] = getattr(config, "clip_ratio", None)
+            keys[name] = f"config.{name} (from config.clip_ratio)"
         if values[name] is None:
             msg = f"config.{name} is missing: set config.{name} or config.clip_ratio"
             raise RolloutNormError(msg)
-    clip_ratio_c = getattr(config, "clip_ratio_c", None)
-    values["clip_ratio_c"] = _VERL_CLIP_RATIO_C if clip_ratio_c is None else clip_ratio_c
-    info = getattr(config, "global_batch_info", None)
-    if info is not None and not isinstance(info, Mapping):
+    values["clip_ratio_c"] = getattr(config, "clip_ratio_c", _VERL_CLIP_RATIO_C)
+    keys["clip_ratio_c"] = "config.clip_ratio_c"
+    info = getattr(config, "global_batch_info", {})
+    if not isinstance(info, Mapping):
         msg = f"config.global_batch_info must be a mapping, got {type(info).__name__}"
         raise RolloutNormError(msg)
-    dp_size = None if info is None else info.get("dp_size")
-    if dp_size is None:
-        values["dp_size"] = _VERL_DP_SIZE
-    else:
-        values["dp_size"] = as_count(dp_size, "config.global_batch_info['dp_size']")
+    values["dp_size"] = as_count(
+        info.get("dp_size", _VERL_DP_SIZE), "config.global_batch_info['dp_size']"
+    )
     try:
         return PolicyLossConfig(**values)
-    except RolloutNormError as error:  # a clip ratio: name it as the config's key
-        msg = f"config.{error}"
+    except RolloutNormError as error:  # a clip ratio: name it by the config's key
+        name = next(name for name in keys if str(error).startswith(f"{name} "))
+        msg = f"{keys[name]}{str(error).removeprefix(name)}"
         raise RolloutNormError(msg) from None
 
 
@@ -168,10 +171,10 @@ def compute_policy_loss_per_rollout_mean(
     the global trained batch. ``old_log_prob`` is treated as a constant (no gradient).
 
     ``loss_agg_mode`` is checked, not used: the normalization has already set each token's
-    weight, so the loss is always the masked sum times ``dp_size``, which is what verl's
-    ``token-sum`` mode computes. Any other mode would divide the normalized mass a second
-    time. In verl's ``ppo_loss`` the mode still sets how the entropy and KL terms added to
-    this loss are aggregated.
+    weight, so the loss is always the masked sum times ``dp_size``, which is what the
+    ``token-sum`` mode of verl 0.9 computes. Any other mode would divide the normalized mass
+    a second time. In verl's ``ppo_loss`` the mode still sets how the entropy and KL terms
+    added to this loss are aggregated.
 
     Args:
         old_log_prob: Log probabilities under the behaviour policy, float, ``(rows, tokens)``.
@@ -184,8 +187,8 @@ def compute_policy_loss_per_rollout_mean(
             depend on it.
         config: A `PolicyLossConfig`, or a verl actor config read as verl's own policy losses
             read it: ``clip_ratio_low`` and ``clip_ratio_high`` fall back to ``clip_ratio``,
-            ``clip_ratio_c`` to 3.0, and ``dp_size`` is ``global_batch_info["dp_size"]``, which
-            verl's ``ppo_loss`` fills, or 1 when absent.
+            ``clip_ratio_c`` is 3.0 where absent, and ``dp_size`` is
+            ``global_batch_info["dp_size"]``, which verl's ``ppo_loss`` fills, or 1 when absent.
         rollout_is_weights: Optional per-token importance weights multiplying the token losses,
             float, shape of ``advantages``.
 
@@ -203,8 +206,8 @@ def compute_policy_loss_per_rollout_mean(
     if not isinstance(loss_agg_mode, str):
         msg = f"loss_agg_mode must be a str, got {type(loss_agg_mode).__name__}"
         raise RolloutNormError(msg)
-    if loss_agg_mode not in LOSS_AGG_MODES:
-        msg = f"loss_agg_mode must be one of {LOSS_AGG_MODES}, got {loss_agg_mode!r}"
+    if loss_agg_mode not in _LOSS_AGG_MODES:
+        msg = f"loss_agg_mode must be one of {_LOSS_AGG_MODES}, got {loss_agg_mode!r}"
         raise RolloutNormError(msg)
     cfg = _as_config(config)
     named = {
@@ -241,4 +244,4 @@ def compute_policy_loss_per_rollout_mean(
             ]
         )
     # One host read for the three, where verl's losses call .item() on each.
-    return pg_loss, dict(zip(METRIC_KEYS, means.tolist(), strict=True))
+    return pg_loss, dict(zip(_METRIC_KEYS, means.tolist(), strict=True))

@@ -83,7 +83,12 @@ def register() -> Callable[..., object]:
 
 def _supported_verl() -> Requirement:
     """The verl requirement of the ``verl`` extra, read from the installed metadata."""
-    for line in importlib.metadata.requires("rolloutnorm") or []:
+    try:
+        requirements = importlib.metadata.requires("rolloutnorm") or []
+    except importlib.metadata.PackageNotFoundError:
+        msg = "rolloutnorm is not installed, so its verl range is unknown: install it with [verl]"
+        raise RolloutNormError(msg) from None
+    for line in requirements:
         requirement = Requirement(line)
         if requirement.name == "verl":
             return requirement

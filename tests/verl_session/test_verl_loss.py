@@ -25,7 +25,7 @@ from verl.workers.utils.padding import left_right_2_no_padding, no_padding_2_pad
 import rolloutnorm.verl
 from rolloutnorm import compute_policy_loss_per_rollout_mean, load_config, retain_and_normalize
 from rolloutnorm._errors import RolloutNormError
-from rolloutnorm._loss import LOSS_AGG_MODES, METRIC_KEYS
+from rolloutnorm._loss import _LOSS_AGG_MODES, _METRIC_KEYS
 
 # Rollout A in rows of 3 and 5 response tokens, B in three rows of 2, C in one row of 4.
 ROLLOUT_IDS = ["A", "A", "B", "B", "B", "C"]
@@ -61,8 +61,10 @@ def actor_config(**changes: object) -> ActorConfig:
 def verl_batch(*, dp_size: int, drift: float = 0.0, seed: int = 0, unit: bool = False) -> VerlBatch:
     """Six rows in verl's no-padding layout, normalized per rollout with retain_and_normalize.
 
-    ``drift`` moves the behaviour log-probs away from the current ones (0: every ratio is 1);
-    ``unit`` makes every raw advantage 1 instead of a random positive value per row.
+    ``drift`` moves the behaviour log-probs away from the current ones by up to that much (0:
+    every ratio is 1; above log 3, some negative-advantage tokens reach the dual clip);
+    ``unit`` makes every raw advantage 1 instead of a random value per row, of either sign,
+    so that the upper clip, the lower clip and the dual clip all occur.
     """
     generator = torch.Generator().manual_seed(seed)
     rows, width_p, width_r = len(ROLLOUT_IDS), max(PROMPT_TOKENS), max(RESPONSE_TOKENS)
@@ -71,7 +73,7 @@ def verl_batch(*, dp_size: int, drift: float = 0.0, seed: int = 0, unit: bool = 
     attention_mask = torch.cat([prompt_mask.long(), response_mask], dim=1)
     input_ids = torch.randint(10, 100, (rows, width_p + width_r), generator=generator)
     input_ids = input_ids * attention_mask
-    raw_advantages = torch.randn(rows, 1, generator=generator).abs().expand(-1, width_r) + 0.5
+    raw_advantages = torch.randn(rows, 1, generator=generator).expand(-1, width_r)
     if unit:
         raw_advantages = torch.ones(rows, width_r)
 
@@ -179,7 +181,7 @@ def test_verl_inside_the_supported_range_is_accepted(monkeypatch, version) -> No
 
 
 @pytest.mark.parametrize("dp_size", [1, 2, 4])
-@pytest.mark.parametrize("mode", LOSS_AGG_MODES)
+@pytest.mark.parametrize("mode", _LOSS_AGG_MODES)
 def test_ppo_loss_at_ratio_1_is_minus_the_mass_times_dp_size(dp_size, mode) -> None:
     """Through ppo_loss, at ratio 1, the loss and gradient are the direct call's and the hand's.
 
@@ -224,7 +226,7 @@ def test_ppo_loss_with_clipping_equals_the_direct_call(dp_size) -> None:
 
 def test_loss_equals_verls_token_sum_mode_on_the_normalized_advantages() -> None:
     """The vanilla loss of verl in token-sum mode gives the same loss and metrics."""
-    batch = verl_batch(dp_size=2, drift=0.6, seed=5)
+    batch = verl_batch(dp_size=2, drift=1.5, seed=5)
     config = actor_config(loss_agg_mode="token-sum")
     config.global_batch_info["dp_size"] = 2
     ours, _, our_metrics = direct_call(batch, config)
@@ -237,8 +239,9 @@ def test_loss_equals_verls_token_sum_mode_on_the_normalized_advantages() -> None
         config=config,
     )
     torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-7)
+    assert 0 < our_metrics["actor/pg_clipfrac_lower"] < our_metrics["actor/pg_clipfrac"] < 1
     assert list(our_metrics) == list(their_metrics)
-    for key in METRIC_KEYS:
+    for key in _METRIC_KEYS:
         assert type(our_metrics[key]) is type(their_metrics[key]) is float
         assert our_metrics[key] == pytest.approx(their_metrics[key], abs=1e-6)
 
@@ -247,28 +250,39 @@ def test_ppo_loss_wraps_the_metrics_under_verls_keys() -> None:
     """The metrics leave ppo_loss under the keys verl's built-in losses use, as verl Metrics."""
     batch = verl_batch(dp_size=2, drift=0.6, seed=1)
     _, metrics = through_ppo_loss(batch, actor_config())
-    assert set(METRIC_KEYS) <= set(metrics)
+    assert set(_METRIC_KEYS) <= set(metrics)
     _, _, direct_metrics = direct_call(batch, actor_config())
-    for key in METRIC_KEYS:
+    for key in _METRIC_KEYS:
         assert type(metrics[key]).__name__ == "Metric"
         assert metrics[key].values == pytest.approx([direct_metrics[key]])
 
 
-def test_actor_config_defaults_mean_one_rank_and_dual_clip_3() -> None:
+def test_actor_config_defaults_mean_one_rank() -> None:
     """Called outside ppo_loss, verl's default config (empty global_batch_info) is one rank."""
-    batch = verl_batch(dp_size=1, drift=0.6, seed=2)
+    batch = verl_batch(dp_size=1, drift=0.6, seed=5)
     default, _, _ = direct_call(batch, actor_config())
-    explicit = actor_config(clip_ratio_c=3.0)
-    explicit.global_batch_info["dp_size"] = 1
-    assert direct_call(batch, explicit)[0] == default
+    two_ranks = actor_config()
+    two_ranks.global_batch_info["dp_size"] = 2
+    assert direct_call(batch, two_ranks)[0] == 2 * default
 
 
 def test_a_config_without_clip_ratio_c_or_global_batch_info_works_as_in_verl() -> None:
     """An OmegaConf actor section with only the clip ratios gets verl's fallbacks: 3.0, 1 rank."""
-    batch = verl_batch(dp_size=1, drift=0.6, seed=2)
+    batch = verl_batch(dp_size=1, drift=1.5, seed=5)
     sparse = OmegaConf.create({"clip_ratio": 0.2, "clip_ratio_low": None, "clip_ratio_high": 0.2})
-    loss, _, _ = direct_call(batch, sparse)
-    assert loss == direct_call(batch, actor_config())[0]
+    loss, _, metrics = direct_call(batch, sparse)
+    assert metrics["actor/pg_clipfrac_lower"] > 0  # the dual clip is in play
+    assert loss == direct_call(batch, actor_config(clip_ratio_c=3.0))[0]
+    assert loss != direct_call(batch, actor_config(clip_ratio_c=1.5))[0]
+    theirs, _ = core_algos.compute_policy_loss_vanilla(
+        old_log_prob=batch.data["old_log_probs"],
+        log_prob=no_padding_2_padding(batch.log_probs.detach(), batch.data),
+        advantages=batch.advantages,
+        response_mask=batch.response_mask.bool(),
+        loss_agg_mode="token-sum",
+        config=actor_config(),  # verl's own defaults, global_batch_info empty
+    )
+    torch.testing.assert_close(loss, theirs, rtol=1e-6, atol=1e-7)
 
 
 def test_a_clip_ratio_c_of_1_is_an_error_naming_the_key() -> None:

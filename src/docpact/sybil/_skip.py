@@ -17,7 +17,10 @@ __all__ = ["ConditionsClearNamespaceParser", "ReasonedSkipParser", "add_conditio
 
 
 def importable(name: str) -> bool:
-    """Whether the module ``name`` can be imported here, without importing it.
+    """Whether the module ``name`` can be found here; a top-level name is not imported.
+
+    A dotted name imports its parent packages (``verl.trainer`` imports ``verl``); a parent
+    that fails to import counts as not importable.
 
     A page's skip conditions can use it: ``<!-- skip: next if(not importable("verl"),
     reason="needs verl") -->``.
@@ -30,7 +33,7 @@ def importable(name: str) -> bool:
     """
     try:
         return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:  # a dotted name whose parent is missing
+    except ImportError:  # a dotted name whose parent is missing or broken
         return False
 
 
