@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from docpact import CODES, ContractExtension
+import docpact
+from docpact import CODES, ContractExtension, Finding
 from docpact.__main__ import main
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
@@ -177,3 +178,59 @@ def test_python_m_docpact_runs_the_command_line(drifted: Path) -> None:
         "DP003",
     ]
     assert result.stderr == ""
+
+
+def test_version_prints_docpacts_own_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """`docpact --version` prints the package's __version__ and exits 0."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"docpact {docpact.__version__}\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "codes"),
+    [
+        ([], ["DP004", "DP003"]),
+        (["--select", "DP003"], ["DP003"]),
+        (["--select", "dp003, DP004"], ["DP004", "DP003"]),
+        (["--ignore", "DP004"], ["DP003"]),
+        (["--select", "DP003,DP004", "--ignore", "DP003"], ["DP004"]),
+        (["--select", "DP001"], []),
+    ],
+)
+def test_select_and_ignore_filter_findings_by_code(
+    drifted: Path, capsys: pytest.CaptureFixture[str], args: list[str], codes: list[str]
+) -> None:
+    """--select keeps only its codes, --ignore drops its codes; none left means exit 0."""
+    assert main(["check", *args]) == (1 if codes else 0)
+    out = capsys.readouterr().out
+    assert [line.split(": ")[1].split()[0] for line in out.splitlines()] == codes
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        ("DP999", "unknown code DP999; the codes are DP001, DP002"),
+        ("DP002,XX", "unknown code XX;"),
+        (",", "expected comma-separated codes"),
+    ],
+)
+def test_an_unknown_code_is_a_usage_error(
+    project: Path, capsys: pytest.CaptureFixture[str], value: str, error: str
+) -> None:
+    """A code that is not a finding code exits 2 and names it, for --select and --ignore."""
+    for option in ("--select", "--ignore"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["check", option, value])
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument {option}: {error}" in err
+
+
+def test_github_format_escapes_the_file_property() -> None:
+    """A path with `:` or `,` is escaped in file=, so GitHub reads the whole path."""
+    finding = Finding("docs/a,b:c.md", 3, "DP004", "50% of a: b, c\nd")
+    assert finding.github() == (
+        "::error file=docs/a%2Cb%3Ac.md,line=3,title=DP004::50%25 of a: b, c%0Ad"
+    )

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from griffe import GriffeLoader, LoadingError
 
-from docpact import check_project, load_config
+from docpact import DocpactError, check_project, load_config
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,6 +46,18 @@ def test_the_repository_keeps_its_contracts() -> None:
 def test_a_contract_may_name_the_public_alias(project: Path) -> None:
     drift(project / PYPROJECT, OBJECT, 'object = "ratio.scale_by_rollout"')
     assert findings(project) == []
+
+
+def test_a_contract_may_name_a_re_export_under_another_name(project: Path) -> None:
+    """`from ratio._divide import scale_by_rollout as scale` lets a contract name `ratio.scale`."""
+    init = project / INIT
+    init.write_text(
+        init.read_text("utf-8") + "from ratio._divide import scale_by_rollout as scale\n", "utf-8"
+    )
+    drift(project / PYPROJECT, OBJECT, 'object = "ratio.scale"')
+    assert findings(project) == []
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)  # and the renamed export is still checked
+    assert [code for code, _, _ in findings(project)] == ["DP003"]
 
 
 # Each drift: the file and text to change, and the one finding it causes, located by a
@@ -331,3 +343,54 @@ def test_a_loading_error_without_a_file_at_fault_is_reported_at_the_contract(
         "ratio._divide.scale_by_rollout cannot be loaded: "
         "OSError when loading src/ratio: too many open files"
     )
+
+
+def test_paths_say_where_packages_are_searched(project: Path) -> None:
+    """With `[tool.docpact] paths`, a package outside `src/` is found; the default misses it."""
+    shutil.move(project / "src", project / "lib")
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert (finding.code, finding.message) == (
+        "DP001",
+        "ratio._divide.scale_by_rollout does not exist: no package ratio under src/, ./",
+    )
+    drift(
+        project / PYPROJECT,
+        "[[tool.docpact.contract]]",
+        '[tool.docpact]\npaths = ["lib"]\n\n[[tool.docpact.contract]]',
+    )
+    assert load_config(project / PYPROJECT).paths == ("lib",)
+    assert findings(project) == []
+
+
+@pytest.mark.parametrize(
+    ("table", "error"),
+    [
+        ('paths = "src"', "tool.docpact.paths must be a non-empty list of folder names"),
+        ("paths = []", "tool.docpact.paths must be a non-empty list of folder names"),
+        (
+            'paths = ["src", "../elsewhere"]',
+            r"tool.docpact.paths lists \['../elsewhere'\], outside",
+        ),
+        ('paths = ["/abs"]', r"tool.docpact.paths lists \['/abs'\], outside"),
+    ],
+)
+def test_bad_paths_are_a_configuration_error(project: Path, table: str, error: str) -> None:
+    """Paths must be a list of folders inside the project root, else DocpactError names the key."""
+    drift(
+        project / PYPROJECT,
+        "[[tool.docpact.contract]]",
+        f"[tool.docpact]\n{table}\n\n[[tool.docpact.contract]]",
+    )
+    with pytest.raises(DocpactError, match=error):
+        load_config(project / PYPROJECT)
+
+
+def test_a_docs_page_outside_the_project_root_is_a_usage_error(project: Path) -> None:
+    """A docs page such as ../../elsewhere.md is never read: load_config names line and key."""
+    outside = project.parent / "elsewhere.md"
+    outside.write_text("# X\n\n`rollout_token_count` `num_trained_rows`\n", "utf-8")
+    drift(project / PYPROJECT, "docs/guide.md#per-rollout-mean-loss", f"../{outside.name}#x")
+    line = line_of(project / PYPROJECT, "[[tool.docpact.contract]]")
+    key = r"tool\.docpact\.contract\[0\]\.docs"
+    with pytest.raises(DocpactError, match=rf"pyproject.toml:{line}: error: {key} names \.\./"):
+        load_config(project / PYPROJECT)

@@ -38,6 +38,8 @@ from docpact._errors import DocpactError
 from docpact._extension import ContractExtension
 from docpact._findings import CODES, Finding
 
+__version__ = "0.1.0"
+
 __all__ = [
     "CODES",
     "Config",

@@ -25,8 +25,9 @@ _LOAD_ERRORS = (ImportError, LoadingError, OSError, SyntaxError, ValueError)
 def check_project(config: Config) -> list[Finding]:
     """Check every contract of a project.
 
-    Packages are searched for under `src/` and then the project root. A package that
-    cannot be found, read or parsed is reported as a finding on each of its contracts.
+    Packages are searched for in `config.paths` (`src/`, then the project root, by
+    default). A package that cannot be found, read or parsed is reported as a finding on
+    each of its contracts.
 
     Args:
         config: The project's contracts.
@@ -41,7 +42,7 @@ def check_project(config: Config) -> list[Finding]:
     extension = ContractExtension(config=config, log=False)
     loader = GriffeLoader(
         extensions=load_extensions(extension),
-        search_paths=search_paths(config.root),
+        search_paths=search_paths(config),
         allow_inspection=False,
         store_source=False,
     )

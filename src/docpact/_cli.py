@@ -29,10 +29,13 @@ def get_parser() -> argparse.ArgumentParser:
     codes = "\n".join(f"  {code}  {rule}" for code, rule in CODES.items())
     exits = "exit status: 0 clean, 1 findings, 2 usage or configuration error"
     epilog = f"finding codes:\n{codes}\n\n{exits}"
+    from docpact import __version__
+
     parser = argparse.ArgumentParser(
         prog="docpact",
         description="Check that docstrings, code and docs keep the contracts in pyproject.toml.",
     )
+    parser.add_argument("--version", action="version", version=f"docpact {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser(
         "check",
@@ -53,7 +56,33 @@ def get_parser() -> argparse.ArgumentParser:
         default="text",
         help="text prints path:line: CODE message; github prints GitHub Actions annotations",
     )
+    check.add_argument(
+        "--select",
+        type=_codes,
+        default=None,
+        metavar="CODES",
+        help="report only these codes, comma-separated (DP002,DP004); default: every code",
+    )
+    check.add_argument(
+        "--ignore",
+        type=_codes,
+        default=frozenset(),
+        metavar="CODES",
+        help="do not report these codes, comma-separated; applied after --select",
+    )
     return parser
+
+
+def _codes(value: str) -> frozenset[str]:
+    """Parse a comma-separated list of finding codes, each one a key of `CODES`."""
+    codes = [code.strip().upper() for code in value.split(",") if code.strip()]
+    if not codes:
+        msg = f"expected comma-separated codes such as DP002,DP004, got {value!r}"
+        raise argparse.ArgumentTypeError(msg)
+    if unknown := sorted(set(codes) - set(CODES)):
+        msg = f"unknown code {', '.join(unknown)}; the codes are {', '.join(CODES)}"
+        raise argparse.ArgumentTypeError(msg)
+    return frozenset(codes)
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -74,6 +103,12 @@ def main(args: Sequence[str] | None = None) -> int:
         except DocpactError as error:
             logger.error("%s", error)
             return 2
+        findings = [
+            finding
+            for finding in findings
+            if (options.select is None or finding.code in options.select)
+            and finding.code not in options.ignore
+        ]
         for finding in findings:
             logger.warning("%s", finding.github() if options.format == "github" else finding)
     return 1 if findings else 0

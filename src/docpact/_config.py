@@ -44,6 +44,9 @@ class Contract:
         return self.object.partition(".")[0]
 
 
+_DEFAULT_PATHS = ("src", ".")
+
+
 @dataclass(frozen=True)
 class Config:
     """The contracts of one project.
@@ -51,10 +54,13 @@ class Config:
     Attributes:
         pyproject: The absolute path of the `pyproject.toml` that declares them.
         contracts: The contracts, in the order they are declared.
+        paths: Where the contracts' packages are searched for, in order, relative to the
+            project root: `[tool.docpact] paths`, by default `src` then the root itself.
     """
 
     pyproject: Path
     contracts: tuple[Contract, ...]
+    paths: tuple[str, ...] = _DEFAULT_PATHS
 
     @property
     def root(self) -> Path:
@@ -108,13 +114,25 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
         raise DocpactError(msg) from None
     try:
         tool = data.get("tool", {})
-        contracts = _contracts(tool.get("docpact") if isinstance(tool, dict) else None)
+        table = tool.get("docpact") if isinstance(tool, dict) else None
+        contracts = _contracts(table)
+        paths = _paths(table.get("paths", list(_DEFAULT_PATHS)), path.parent)
     except ValueError as error:
         msg = f"{prefix} {error}"
         raise DocpactError(msg) from None
     lines = _header_lines(text, len(contracts))
-    numbered = (replace(c, line=line) for c, line in zip(contracts, lines, strict=True))
-    return Config(pyproject=path, contracts=tuple(numbered))
+    numbered = tuple(replace(c, line=line) for c, line in zip(contracts, lines, strict=True))
+    for index, contract in enumerate(numbered):
+        for section in contract.docs:
+            page = section.partition("#")[0]
+            if not _inside(path.parent, page):
+                msg = (
+                    f"{relative(path, Path.cwd())}:{contract.line}: error: "
+                    f"tool.docpact.contract[{index}].docs names {page}, which is outside the "
+                    "project root; list pages under the folder of pyproject.toml"
+                )
+                raise DocpactError(msg)
+    return Config(pyproject=path, contracts=numbered, paths=paths)
 
 
 def _contracts(table: object) -> list[Contract]:
@@ -124,8 +142,8 @@ def _contracts(table: object) -> list[Contract]:
     if not isinstance(table, dict):
         msg = f"tool.docpact must be a table, got {table!r}"
         raise ValueError(msg)
-    if unknown := sorted(set(table) - {"contract"}):
-        msg = f"tool.docpact has unknown keys {unknown}; the only key is 'contract'"
+    if unknown := sorted(set(table) - {"contract", "paths"}):
+        msg = f"tool.docpact has unknown keys {unknown}; known keys are ['contract', 'paths']"
         raise ValueError(msg)
     entries = table.get("contract")
     if not isinstance(entries, list) or not entries:
@@ -160,6 +178,23 @@ def _contract(entry: object, key: str) -> Contract:
         msg = f"{key}.docs must be a list of 'page.md#anchor' strings, got {docs!r}"
         raise ValueError(msg)
     return Contract(obj, tuple(operands), tuple(docs))
+
+
+def _paths(paths: object, root: Path) -> tuple[str, ...]:
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+        msg = f"tool.docpact.paths must be a non-empty list of folder names, got {paths!r}"
+        raise ValueError(msg)
+    if outside := [p for p in paths if not _inside(root, p)]:
+        msg = f"tool.docpact.paths lists {outside}, outside the project root"
+        raise ValueError(msg)
+    return tuple(paths)
+
+
+def _inside(root: Path, relative_path: str) -> bool:
+    """Whether a path relative to the project root stays inside it, links resolved."""
+    if Path(relative_path).is_absolute():
+        return False
+    return (root / relative_path).resolve().is_relative_to(root.resolve())
 
 
 def _is_name(name: object) -> bool:

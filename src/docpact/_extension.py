@@ -82,7 +82,9 @@ class ContractExtension(Extension):
                 logger.error("%s", error)
         self.config = config
         contracts = config.contracts if config else ()
-        self._names = {contract.object.rpartition(".")[2] for contract in contracts}
+        # A contract may name a re-export under another name (`from m import f as g`), so
+        # every function of a contract's package is kept, not only those named like it.
+        self._packages = {contract.package for contract in contracts}
 
     def on_function_instance(
         self,
@@ -92,7 +94,7 @@ class ContractExtension(Extension):
         agent: Visitor | Inspector,
         **kwargs: Any,
     ) -> None:
-        """Keep the syntax tree of each function that a contract may name.
+        """Keep the syntax tree of each function of a package that a contract names.
 
         Args:
             node: The function's node.
@@ -100,7 +102,7 @@ class ContractExtension(Extension):
             agent: The visitor or inspector.
             **kwargs: For forward compatibility.
         """
-        if func.name in self._names and isinstance(node, ast.AST):
+        if isinstance(node, ast.AST) and func.path.partition(".")[0] in self._packages:
             self._nodes[func.path] = node
 
     def on_package(self, *, pkg: Module, loader: GriffeLoader, **kwargs: Any) -> None:

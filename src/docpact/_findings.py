@@ -50,8 +50,18 @@ class Finding:
         Returns:
             One `::error` workflow command that GitHub shows on the file and line.
         """
-        message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::error file={self.path},line={self.line},title={self.code}::{message}"
+        file, title = _escape(self.path, property=True), _escape(self.code, property=True)
+        message = _escape(self.message, property=False)
+        return f"::error file={file},line={self.line},title={title}::{message}"
+
+
+def _escape(text: str, *, property: bool) -> str:
+    """Escape a workflow command's message, or one of its properties (``file=...``).
+
+    A property also escapes ``:`` and ``,``, which would end the property list or the value.
+    """
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if property else text
 
 
 def relative(path: Path, root: Path) -> str:

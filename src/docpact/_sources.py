@@ -2,7 +2,8 @@
 """Why griffe gave docpact no object for a contract: the source file at fault, if any.
 
 The package root is a folder with `__init__.py`, a single module `<name>.py`, or a namespace
-package (a folder without `__init__.py`), under `src/` or the project root. Each file on the
+package (a folder without `__init__.py`), in one of the configured search paths (`src/`,
+then the project root, by default). Each file on the
 way from the package root to the object is read as Python would read it; the first one that
 is not UTF-8, holds a NUL byte or does not parse is reported, at the line at fault.
 """
@@ -41,7 +42,7 @@ def missing_object(
     Returns:
         A DP001 finding.
     """
-    for file in _source_files(contract, package, config.root):
+    for file in _source_files(contract, package, config):
         if problem := unreadable(file):
             line, reason = problem
             where = relative(file, config.root)
@@ -52,10 +53,8 @@ def missing_object(
         reason = " ".join(str(error).split()) or type(error).__name__
         message = f"{contract.object} cannot be loaded: {reason}"
     elif package is None:
-        message = (
-            f"{contract.object} does not exist: "
-            f"no package {contract.package} under the project root or src/"
-        )
+        where = ", ".join(f"{path}/" for path in config.paths)
+        message = f"{contract.object} does not exist: no package {contract.package} under {where}"
     else:
         message = f"{contract.object} does not exist"
     return Finding(config.pyproject.name, contract.line, "DP001", message)
@@ -90,12 +89,12 @@ def unreadable(file: Path) -> tuple[int, str] | None:
     return None
 
 
-def _source_files(contract: Contract, package: Module | None, root: Path) -> list[Path]:
+def _source_files(contract: Contract, package: Module | None, config: Config) -> list[Path]:
     if package is not None:
         filepath = package.filepath
         roots = filepath if isinstance(filepath, list) else [filepath]
     else:
-        roots = _package_root(contract.package, root)
+        roots = _package_root(contract.package, search_paths(config))
     parts = contract.object.split(".")[1:]
     files = []
     for path in roots:
@@ -113,20 +112,20 @@ def _source_files(contract: Contract, package: Module | None, root: Path) -> lis
     return [file for file in files if file.is_file()]
 
 
-def search_paths(root: Path) -> list[Path]:
-    """Where the checked packages are looked for, in order: `src/`, then the project root.
+def search_paths(config: Config) -> list[Path]:
+    """Where the checked packages are looked for, in order: `[tool.docpact] paths`.
 
     Args:
-        root: The project root.
+        config: The project's contracts and search paths.
 
     Returns:
         The folders, for griffe's loader and for reading unloadable sources alike.
     """
-    return [root / "src", root]
+    return [(config.root / path).absolute() for path in config.paths]
 
 
-def _package_root(name: str, root: Path) -> list[Path]:
-    for folder in search_paths(root):
+def _package_root(name: str, folders: list[Path]) -> list[Path]:
+    for folder in folders:
         for candidate in (folder / name / "__init__.py", folder / f"{name}.py", folder / name):
             if candidate.exists():
                 return [candidate]
