@@ -394,3 +394,89 @@ def test_a_docs_page_outside_the_project_root_is_a_usage_error(project: Path) ->
     key = r"tool\.docpact\.contract\[0\]\.docs"
     with pytest.raises(DocpactError, match=rf"pyproject.toml:{line}: error: {key} names \.\./"):
         load_config(project / PYPROJECT)
+
+
+NUMPY_ARGS = """    Parameters
+    ----------
+    advantages : torch.Tensor
+        Advantages of shape (rows, tokens).
+    codes : torch.Tensor
+        The rollout of each row.
+    tokens_per_rollout : torch.Tensor
+        Response tokens per rollout.
+    num_trained_rows : int
+        Rows trained in this step.
+
+    Returns
+    -------
+    torch.Tensor
+        The scaled advantages.
+"""
+GOOGLE_ARGS = """    Args:
+        advantages: Advantages of shape (rows, tokens).
+        codes: The rollout of each row.
+        tokens_per_rollout: Response tokens per rollout.
+        num_trained_rows: Rows trained in this step.
+
+    Returns:
+        The scaled advantages.
+"""
+OPTIONS = "          options:\n"
+
+
+def _numpy_docstring_with_a_renamed_parameter(project: Path) -> None:
+    drift(project / DIVIDE, GOOGLE_ARGS, NUMPY_ARGS)
+    drift(project / DIVIDE, "    *,\n    num_trained_rows: int,", "    *,\n    trained_rows: int,")
+    drift(project / DIVIDE, "* num_trained_rows, min=1)", "* trained_rows, min=1)")
+
+
+@pytest.mark.parametrize("where", ["mkdocs.yml", "pyproject.toml"])
+def test_a_renamed_parameter_is_found_in_the_configured_docstring_style(
+    project: Path, where: str
+) -> None:
+    """With numpy docstrings, set in mkdocs.yml or pyproject.toml, a renamed parameter is found."""
+    _numpy_docstring_with_a_renamed_parameter(project)
+    if where == "mkdocs.yml":
+        drift(project / "mkdocs.yml", OPTIONS, f"{OPTIONS}            docstring_style: numpy\n")
+    else:
+        drift(
+            project / PYPROJECT,
+            "[[tool.docpact.contract]]",
+            '[tool.docpact]\ndocstring-style = "numpy"\n\n[[tool.docpact.contract]]',
+        )
+    config = load_config(project / PYPROJECT)
+    assert config.docstring_style == "numpy"
+    messages = [finding.message for finding in check_project(config)]
+    assert any("documented as a parameter" in message for message in messages), messages
+
+
+def test_read_as_google_a_numpy_docstring_hides_the_rename(project: Path) -> None:
+    """The default style is google: the numpy section is not read, so the rename goes unseen."""
+    _numpy_docstring_with_a_renamed_parameter(project)
+    assert load_config(project / PYPROJECT).docstring_style == "google"
+    messages = [finding.message for finding in check_project(load_config(project / PYPROJECT))]
+    assert not any("documented as a parameter" in message for message in messages)
+
+
+@pytest.mark.parametrize(
+    ("where", "text", "error"),
+    [
+        ("pyproject", 'docstring-style = "epytext"', "tool.docpact.docstring-style must be one of"),
+        ("mkdocs", "docstring_style: epytext", "mkdocstrings' docstring_style is 'epytext'"),
+        ("mkdocs", "docstring_style: [", r"mkdocs.yml:\d+: error: is not valid YAML"),
+    ],
+)
+def test_an_unknown_docstring_style_is_a_configuration_error(
+    project: Path, where: str, text: str, error: str
+) -> None:
+    """A style griffe cannot read, or an unreadable mkdocs.yml, is an error naming the file."""
+    if where == "mkdocs":
+        drift(project / "mkdocs.yml", OPTIONS, f"{OPTIONS}            {text}\n")
+    else:
+        drift(
+            project / PYPROJECT,
+            "[[tool.docpact.contract]]",
+            f"[tool.docpact]\n{text}\n\n[[tool.docpact.contract]]",
+        )
+    with pytest.raises(DocpactError, match=error):
+        load_config(project / PYPROJECT)

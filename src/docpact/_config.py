@@ -12,9 +12,11 @@ from pathlib import Path
 
 from docpact._errors import DocpactError
 from docpact._findings import cannot_read, relative
+from docpact._mkdocs import DOCSTRING_STYLES, docstring_style
 
 __all__ = ["Config", "Contract", "find_pyproject", "load_config"]
 
+_TABLE_KEYS = frozenset({"contract", "paths", "docstring-style"})
 _CONTRACT_KEYS = frozenset({"object", "operands", "docs"})
 _CONTRACT_HEADER = re.compile(r"^\s*\[\[\s*tool\s*\.\s*docpact\s*\.\s*contract\s*\]\]")
 
@@ -56,11 +58,15 @@ class Config:
         contracts: The contracts, in the order they are declared.
         paths: Where the contracts' packages are searched for, in order, relative to the
             project root: `[tool.docpact] paths`, by default `src` then the root itself.
+        docstring_style: How docstrings' sections are read (`google`, `numpy`, `sphinx`):
+            `[tool.docpact] docstring-style`, else the `docstring_style` that `mkdocs.yml`
+            gives mkdocstrings' Python handler, else `google`.
     """
 
     pyproject: Path
     contracts: tuple[Contract, ...]
     paths: tuple[str, ...] = _DEFAULT_PATHS
+    docstring_style: str = "google"
 
     @property
     def root(self) -> Path:
@@ -117,6 +123,10 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
         table = tool.get("docpact") if isinstance(tool, dict) else None
         contracts = _contracts(table)
         paths = _paths(table.get("paths", list(_DEFAULT_PATHS)), path.parent)
+        style = table.get("docstring-style")
+        if style is not None and style not in DOCSTRING_STYLES:
+            msg = f"tool.docpact.docstring-style must be one of {DOCSTRING_STYLES}, got {style!r}"
+            raise ValueError(msg)
     except ValueError as error:
         msg = f"{prefix} {error}"
         raise DocpactError(msg) from None
@@ -132,7 +142,8 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
                     "project root; list pages under the folder of pyproject.toml"
                 )
                 raise DocpactError(msg)
-    return Config(pyproject=path, contracts=numbered, paths=paths)
+    style = style or docstring_style(path.parent) or "google"
+    return Config(pyproject=path, contracts=numbered, paths=paths, docstring_style=style)
 
 
 def _contracts(table: object) -> list[Contract]:
@@ -142,8 +153,8 @@ def _contracts(table: object) -> list[Contract]:
     if not isinstance(table, dict):
         msg = f"tool.docpact must be a table, got {table!r}"
         raise ValueError(msg)
-    if unknown := sorted(set(table) - {"contract", "paths"}):
-        msg = f"tool.docpact has unknown keys {unknown}; known keys are ['contract', 'paths']"
+    if unknown := sorted(set(table) - _TABLE_KEYS):
+        msg = f"tool.docpact has unknown keys {unknown}; known keys are {sorted(_TABLE_KEYS)}"
         raise ValueError(msg)
     entries = table.get("contract")
     if not isinstance(entries, list) or not entries:

@@ -74,7 +74,7 @@ def _check_function(
         if operand not in named
     ]
     # A renamed parameter is reported once, as renamed, even if the divisor lost it too.
-    renamed = _renamed_parameters(contract, obj)
+    renamed = _renamed_parameters(contract, obj, config.docstring_style)
     findings.extend(
         Finding(
             path,
@@ -107,9 +107,9 @@ def _check_function(
     return findings
 
 
-def _renamed_parameters(contract: Contract, obj: Function) -> list[str]:
-    """The operands that the docstring's `Args:` section lists but the signature lacks."""
-    sections = obj.docstring.parse("google", warnings=False)  # type: ignore[union-attr]
+def _renamed_parameters(contract: Contract, obj: Function, style: str) -> list[str]:
+    """The operands that the docstring's parameters section lists but the signature lacks."""
+    sections = obj.docstring.parse(style, warnings=False)  # type: ignore[union-attr]
     documented = {
         parameter.name
         for section in sections
