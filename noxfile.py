@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: MIT
 """Sessions for contributors and CI: tests, docs, serve, lint, drift, bench, verl.
 
-Torch is about 190 MB even on the CPU, so the sessions that import the project share one
-environment, ``.nox/shared``, installed once through the CPU constraints file and again only
-when ``pyproject.toml`` or the constraints change. Delete ``.nox/shared`` to rebuild it.
-The ``verl`` session keeps its own, ``.nox/verl`` (verl brings about 2 GB: ray, transformers),
-built and reused the same way.
+The repository holds two distributions: docpact at the root and rolloutnorm in
+``rolloutnorm/``. Each session's environment holds what it needs and no more:
+
+- ``.nox/shared`` (tests, drift, bench): both packages, torch's CPU build (about 190 MB),
+  the test and site tools;
+- ``.nox/docs`` (docs, serve): docpact and the site tools, no torch; mkdocstrings reads
+  rolloutnorm's source without importing it;
+- ``.nox/verl`` (verl): rolloutnorm with verl (about 2 GB: ray, transformers) and the test
+  tools.
+
+Each is installed once through the CPU constraints file, and again only when a project file
+or the constraints change. Delete an environment's folder to rebuild it.
 """
 
 from __future__ import annotations
@@ -17,39 +24,48 @@ from pathlib import Path
 
 import nox
 
-nox.needs_version = ">=2024.4.15"
+nox.needs_version = ">=2025.2.9"  # nox.project.dependency_groups
 nox.options.sessions = ["lint", "tests", "docs"]
 nox.options.reuse_venv = "yes"
 nox.options.error_on_external_run = True
 
 ROOT = Path(__file__).resolve().parent
 CONSTRAINTS = ROOT / "constraints" / "cpu.txt"
-SHARED_ENV = ROOT / ".nox" / "shared"
-SHARED_EXTRAS = "tests,docs"
-VERL_ENV = ROOT / ".nox" / "verl"
-VERL_EXTRAS = "tests,verl"
+PROJECT_FILES = (ROOT / "pyproject.toml", ROOT / "rolloutnorm" / "pyproject.toml", CONSTRAINTS)
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
 
-def _use_env(session: nox.Session, env: Path = SHARED_ENV, extras: str = SHARED_EXTRAS) -> str:
-    """Create or reuse an environment of the project with ``extras``, reinstall if inputs changed.
+def _groups(*names: str) -> list[str]:
+    """The requirements of the repository's dependency groups."""
+    return [req for name in names for req in nox.project.dependency_groups(PYPROJECT, name)]
+
+
+SHARED = ("shared", ["-e", ".[sybil]", "-e", "./rolloutnorm", *_groups("tests", "docs")])
+DOCS = ("docs", ["-e", ".", *_groups("docs")])
+VERL = ("verl", ["-e", ".[sybil]", "-e", "./rolloutnorm[verl]", *_groups("tests")])
+
+
+def _use_env(session: nox.Session, env: tuple[str, list[str]] = SHARED) -> str:
+    """Create or reuse ``.nox/<name>`` with its requirements, reinstalled if its inputs changed.
 
     Returns the environment's python, which the session runs everything with.
     """
-    bin_dir = env / ("Scripts" if sys.platform == "win32" else "bin")
+    name, requirements = env
+    folder = ROOT / ".nox" / name
+    bin_dir = folder / ("Scripts" if sys.platform == "win32" else "bin")
     python = bin_dir / "python"
     if not python.exists():
-        session.run(sys.executable, "-m", "venv", str(env), external=True)
-    inputs = b"".join(path.read_bytes() for path in (ROOT / "pyproject.toml", CONSTRAINTS))
-    digest = hashlib.sha256(inputs + extras.encode()).hexdigest()
-    stamp = env / "rolloutnorm-install.sha256"
+        session.run(sys.executable, "-m", "venv", str(folder), external=True)
+    inputs = b"".join(path.read_bytes() for path in PROJECT_FILES)
+    digest = hashlib.sha256(inputs + "\0".join(requirements).encode()).hexdigest()
+    stamp = folder / "rolloutnorm-install.sha256"
     if not stamp.exists() or stamp.read_text() != digest:
         pip = (str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q")
-        session.run(*pip, "-c", str(CONSTRAINTS), "-e", f".[{extras}]", external=True)
+        session.run(*pip, "-c", str(CONSTRAINTS), *requirements, external=True)
         stamp.write_text(digest)
     else:
-        session.log(f"Reusing {env.relative_to(ROOT)}: pyproject and constraints unchanged")
-    session.env["VIRTUAL_ENV"] = str(env)
+        session.log(f"Reusing .nox/{name}: project files and constraints unchanged")
+    session.env["VIRTUAL_ENV"] = str(folder)
     session.env["NO_MKDOCS_2_WARNING"] = "1"
     session.env["PATH"] = os.pathsep.join((str(bin_dir), os.environ.get("PATH", "")))
     return str(python)
@@ -65,7 +81,7 @@ def tests(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
     """Check the docpact contracts, then build the site with `mkdocs build --strict`."""
-    python = _use_env(session)
+    python = _use_env(session, DOCS)
     session.run(python, "-m", "docpact", "check", external=True)
     session.run(python, "-m", "mkdocs", "build", "--strict", "--site-dir", "site", external=True)
     session.log(f"Site built: {ROOT / 'site' / 'index.html'}")
@@ -74,14 +90,14 @@ def docs(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def serve(session: nox.Session) -> None:
     """Serve the docs with live reload (`mkdocs serve`); pass mkdocs options after `--`."""
-    python = _use_env(session)
+    python = _use_env(session, DOCS)
     session.run(python, "-m", "mkdocs", "serve", *session.posargs, external=True)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """Run `ruff check`, `ruff format --check` and the license-header check."""
-    session.install(*PYPROJECT["project"]["optional-dependencies"]["lint"])
+    session.install(*_groups("lint"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("python", "scripts/check_headers.py")
@@ -111,8 +127,13 @@ def bench(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def verl(session: nox.Session) -> None:
     """Run the loss through verl's own loss path, and the pages and docstrings that need verl."""
-    python = _use_env(session, VERL_ENV, VERL_EXTRAS)
+    python = _use_env(session, VERL)
     # Fails loudly if verl is missing, where the tests below would only be left uncollected.
     session.run(python, "-c", "import rolloutnorm.verl", external=True)
-    paths = ("tests/verl_session", "tests/test_docs_pages.py", "docs", "src/rolloutnorm/verl.py")
+    paths = (
+        "tests/rolloutnorm/verl_session",
+        "tests/test_docs_pages.py",
+        "docs",
+        "rolloutnorm/src/rolloutnorm/verl.py",
+    )
     session.run(python, "-m", "pytest", *paths, *session.posargs, external=True)

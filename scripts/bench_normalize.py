@@ -23,7 +23,7 @@ from rolloutnorm._ids import encode_rollout_ids
 from rolloutnorm._normalize import _count_row_tokens
 
 # The loop is the tests' oracle, so the benchmark times exactly what the tests trust.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "rolloutnorm"))
 from oracle import per_row_loop
 
 # (rows, tokens, id container, vectorized/floor target, loop/vectorized target)

@@ -34,7 +34,7 @@ CHECKS = {
     "docs-examples": [*PYTEST, "docs", PAGE_TESTS],
     "unit-tests": [
         *PYTEST,
-        *("-m", "not slow", "tests", "src"),
+        *("-m", "not slow", "tests", "src", "rolloutnorm/src"),
         *(f"--ignore={path}" for path in NOT_UNIT),
     ],
     "mkdocs": ["-m", "mkdocs", "build", "--strict", "--site-dir", "_drift_site"],
@@ -127,7 +127,9 @@ def apply(drift: Drift, tree: Path) -> None:
 
 def run_checks(tree: Path) -> tuple[dict[str, str], float]:
     """Run every check in `tree`; return each failing check's evidence, and the seconds taken."""
-    env = os.environ | {"PYTHONPATH": str(tree / "src"), "NO_MKDOCS_2_WARNING": "1"}
+    # The copy's own sources, both packages, before the installed ones.
+    sources = os.pathsep.join(str(tree / path) for path in ("src", "rolloutnorm/src"))
+    env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
     start, failed = time.perf_counter(), {}
     for name, arguments in CHECKS.items():
         result = subprocess.run(

@@ -16,6 +16,7 @@ from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 from docpact.sybil import docs_sybil, importable
 
 ROOT = Path(__file__).resolve().parents[1]
+CONFIG = "rolloutnorm/src/rolloutnorm/config.yaml"
 DOCS = ROOT / "docs"
 PAGES = sorted(path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*.md"))
 NUMBER = re.compile(r"\d+")
@@ -83,9 +84,9 @@ def _run_page(root: Path, page: str, skipped: list[str] | None = None) -> list[s
 def _copy_project(tmp_path: Path) -> Path:
     """The docs and the packaged config, where the Sybil of the docs looks for them."""
     shutil.copytree(DOCS, tmp_path / "docs")
-    config = tmp_path / "src" / "rolloutnorm" / "config.yaml"
+    config = tmp_path / CONFIG
     config.parent.mkdir(parents=True)
-    shutil.copy(ROOT / "src" / "rolloutnorm" / "config.yaml", config)
+    shutil.copy(ROOT / CONFIG, config)
     return tmp_path
 
 
@@ -173,7 +174,7 @@ def test_changing_a_printed_number_fails_at_its_example(tmp_path, page, line_num
 def test_changing_a_packaged_default_fails_the_docs_block(tmp_path):
     """A default changed in config.yaml only fails the page's config-defaults block."""
     root = _copy_project(tmp_path)
-    config = root / "src" / "rolloutnorm" / "config.yaml"
+    config = root / CONFIG
     config.write_text(config.read_text("utf-8").replace("ppo_epochs: 1", "ppo_epochs: 2"))
     failures = _run_page(root, "trainer-configuration.md")
     assert len(failures) == 1

@@ -93,7 +93,7 @@ def copy_site(destination: Path, page: str, config: str = "") -> Path:
     """
     for name in ("mkdocs.yml", "pyproject.toml"):
         shutil.copy2(ROOT / name, destination / name)
-    for name in ("docs", "src"):
+    for name in ("docs", "src", "rolloutnorm/src"):
         shutil.copytree(
             ROOT / name, destination / name, ignore=shutil.ignore_patterns("__pycache__")
         )

@@ -8,7 +8,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from docpact._errors import DocpactError
 from docpact._findings import cannot_read, relative
@@ -122,7 +122,7 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
         tool = data.get("tool", {})
         table = tool.get("docpact") if isinstance(tool, dict) else None
         contracts = _contracts(table)
-        paths = _paths(table.get("paths", list(_DEFAULT_PATHS)), path.parent)
+        paths = _paths(table["paths"]) if "paths" in table else _DEFAULT_PATHS
         style = table.get("docstring-style")
         if style is not None and style not in DOCSTRING_STYLES:
             msg = f"tool.docpact.docstring-style must be one of {DOCSTRING_STYLES}, got {style!r}"
@@ -135,11 +135,12 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
     for index, contract in enumerate(numbered):
         for section in contract.docs:
             page = section.partition("#")[0]
-            if not _inside(path.parent, page):
+            if not _inside(page):
                 msg = (
                     f"{relative(path, Path.cwd())}:{contract.line}: error: "
-                    f"tool.docpact.contract[{index}].docs names {page}, which is outside the "
-                    "project root; list pages under the folder of pyproject.toml"
+                    f"tool.docpact.contract[{index}].docs names {page}, which is absolute or "
+                    "outside the project root; list pages relative to the folder of "
+                    "pyproject.toml, inside it"
                 )
                 raise DocpactError(msg)
     style = style or docstring_style(path.parent) or "google"
@@ -191,21 +192,26 @@ def _contract(entry: object, key: str) -> Contract:
     return Contract(obj, tuple(operands), tuple(docs))
 
 
-def _paths(paths: object, root: Path) -> tuple[str, ...]:
-    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+def _paths(paths: object) -> tuple[str, ...]:
+    names = isinstance(paths, list) and all(isinstance(p, str) and p for p in paths)
+    if not names or not paths or any("\0" in p for p in paths):
         msg = f"tool.docpact.paths must be a non-empty list of folder names, got {paths!r}"
         raise ValueError(msg)
-    if outside := [p for p in paths if not _inside(root, p)]:
-        msg = f"tool.docpact.paths lists {outside}, outside the project root"
+    if outside := [p for p in paths if not _inside(p)]:
+        msg = f"tool.docpact.paths lists {outside}, absolute or outside the project root"
         raise ValueError(msg)
-    return tuple(paths)
+    return tuple(PurePosixPath(p).as_posix() for p in paths)
 
 
-def _inside(root: Path, relative_path: str) -> bool:
-    """Whether a path relative to the project root stays inside it, links resolved."""
+def _inside(relative_path: str) -> bool:
+    """Whether a path, read as text relative to the project root, stays inside it.
+
+    Links are not followed: a `src` that links elsewhere is the project's own choice.
+    """
     if Path(relative_path).is_absolute():
         return False
-    return (root / relative_path).resolve().is_relative_to(root.resolve())
+    path = PurePosixPath(relative_path.replace("\\", "/"))
+    return not path.is_absolute() and ".." not in PurePosixPath(os.path.normpath(path)).parts
 
 
 def _is_name(name: object) -> bool:
@@ -213,7 +219,7 @@ def _is_name(name: object) -> bool:
 
 
 def _is_section(section: object) -> bool:
-    if not isinstance(section, str):
+    if not isinstance(section, str) or "\0" in section:
         return False
     page, _, anchor = section.partition("#")
     return bool(page and anchor) and "#" not in anchor

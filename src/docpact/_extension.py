@@ -8,7 +8,6 @@ as warnings through griffe's `docpact` logger: mkdocstrings relocates griffe log
 
 from __future__ import annotations
 
-import ast
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,7 @@ from docpact._errors import DocpactError
 from docpact._rules import check_contract
 
 if TYPE_CHECKING:
-    from griffe import Function, GriffeLoader, Inspector, Module, ObjectNode, Visitor
+    from griffe import GriffeLoader, Module
 
     from docpact._findings import Finding
 
@@ -73,7 +72,6 @@ class ContractExtension(Extension):
         self.findings: list[Finding] = []
         self.checked: list[Contract] = []
         self._log = log
-        self._nodes: dict[str, ast.AST] = {}
         if config is None:
             try:
                 # mkdocs.yml's `!relative $config_dir/pyproject.toml` is a path-like object.
@@ -81,29 +79,6 @@ class ContractExtension(Extension):
             except DocpactError as error:
                 logger.error("%s", error)
         self.config = config
-        contracts = config.contracts if config else ()
-        # A contract may name a re-export under another name (`from m import f as g`), so
-        # every function of a contract's package is kept, not only those named like it.
-        self._packages = {contract.package for contract in contracts}
-
-    def on_function_instance(
-        self,
-        *,
-        node: ast.AST | ObjectNode,
-        func: Function,
-        agent: Visitor | Inspector,
-        **kwargs: Any,
-    ) -> None:
-        """Keep the syntax tree of each function of a package that a contract names.
-
-        Args:
-            node: The function's node.
-            func: The function.
-            agent: The visitor or inspector.
-            **kwargs: For forward compatibility.
-        """
-        if isinstance(node, ast.AST) and func.path.partition(".")[0] in self._packages:
-            self._nodes[func.path] = node
 
     def on_package(self, *, pkg: Module, loader: GriffeLoader, **kwargs: Any) -> None:
         """Check the contracts whose object lives in the package just loaded.
@@ -119,9 +94,7 @@ class ContractExtension(Extension):
         found = sorted(
             finding
             for contract in contracts
-            for finding in check_contract(
-                contract, package=pkg, nodes=self._nodes, config=self.config
-            )
+            for finding in check_contract(contract, package=pkg, config=self.config)
         )
         self.checked.extend(contracts)
         self.findings.extend(found)

@@ -26,15 +26,12 @@ if TYPE_CHECKING:
 __all__ = ["check_contract"]
 
 
-def check_contract(
-    contract: Contract, *, package: Module, nodes: dict[str, ast.AST], config: Config
-) -> list[Finding]:
+def check_contract(contract: Contract, *, package: Module, config: Config) -> list[Finding]:
     """Check every rule of one contract whose object lives in a loaded package.
 
     Args:
         contract: The contract.
         package: The contract's top-level package, completely loaded by griffe.
-        nodes: Function nodes by the function's canonical path, as griffe parsed them.
         config: The project's contracts, for its root and `pyproject.toml`.
 
     Returns:
@@ -51,7 +48,7 @@ def check_contract(
         filepath = obj.filepath[0] if isinstance(obj.filepath, list) else obj.filepath
         findings = [Finding(relative(filepath, config.root), obj.lineno or 1, "DP001", message)]
     else:
-        findings = _check_function(contract, obj, node=nodes.get(obj.path), config=config)
+        findings = _check_function(contract, obj, node=_function_node(obj), config=config)
     return [*findings, *check_docs(contract, config)]
 
 
@@ -105,6 +102,33 @@ def _check_function(
         if operand not in best.names and operand not in renamed
     )
     return findings
+
+
+def _function_node(obj: Function) -> ast.AST | None:
+    """The function's syntax tree, parsed from its module's source (a stub's `.py` beside it).
+
+    One parse per contract, rather than a tree kept for every function griffe visits.
+    """
+    path = obj.filepath
+    if path.suffix == ".pyi":
+        path = path.with_suffix(".py")
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None  # reported as a function without readable source
+    defs = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == obj.name
+    ]
+    # griffe gives a decorated function the line of its first decorator.
+    return next(
+        (node for node in defs if obj.lineno in {node.lineno, *_decorator_lines(node)}), None
+    )
+
+
+def _decorator_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[int]:
+    return [decorator.lineno for decorator in node.decorator_list]
 
 
 def _renamed_parameters(contract: Contract, obj: Function, style: str) -> list[str]:

@@ -5,7 +5,7 @@ The block is announced by an HTML comment naming the file, relative to the proje
 `config-defaults` is the only `docpact:` directive, and any other is an error:
 
 ````markdown
-<!-- docpact: config-defaults src/rolloutnorm/config.yaml -->
+<!-- docpact: config-defaults rolloutnorm/src/rolloutnorm/config.yaml -->
 ```yaml
 rolloutnorm:
   retention_seed: 0

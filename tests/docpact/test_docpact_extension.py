@@ -14,7 +14,7 @@ from griffe import GriffeLoader, load_extensions
 from docpact import ContractExtension, DocpactError, check_project, load_config
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

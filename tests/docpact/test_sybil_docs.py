@@ -15,8 +15,8 @@ from sybil.example import SybilFailure
 from docpact.sybil import docs_sybil
 from samples.drift import copy_project, drift, line_of
 
-REPO = Path(__file__).resolve().parent.parent
-SAMPLE = Path(__file__).resolve().parent / "samples" / "sybil_project"
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "sybil_project"
 
 
 def parse(page: str, root: Path = SAMPLE) -> Document:

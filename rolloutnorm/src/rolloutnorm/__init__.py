@@ -16,6 +16,8 @@ from rolloutnorm._report import MassReport, RolloutMass, rollout_mass_report
 from rolloutnorm._retention import RetentionPlan, plan_retention
 from rolloutnorm._step import TrainedBatch, retain_and_normalize
 
+__version__ = "0.1.0"
+
 __all__ = [
     "MassReport",
     "PolicyLossConfig",

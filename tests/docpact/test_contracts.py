@@ -14,7 +14,7 @@ from griffe import GriffeLoader, LoadingError
 from docpact import DocpactError, check_project, load_config
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = "pyproject.toml"
 GUIDE = "docs/guide.md"
 OBJECT = 'object = "ratio._divide.scale_by_rollout"'
@@ -369,9 +369,9 @@ def test_paths_say_where_packages_are_searched(project: Path) -> None:
         ("paths = []", "tool.docpact.paths must be a non-empty list of folder names"),
         (
             'paths = ["src", "../elsewhere"]',
-            r"tool.docpact.paths lists \['../elsewhere'\], outside",
+            r"tool.docpact.paths lists \['../elsewhere'\], absolute or outside",
         ),
-        ('paths = ["/abs"]', r"tool.docpact.paths lists \['/abs'\], outside"),
+        ('paths = ["/abs"]', r"tool.docpact.paths lists \['/abs'\], absolute or outside"),
     ],
 )
 def test_bad_paths_are_a_configuration_error(project: Path, table: str, error: str) -> None:
@@ -479,4 +479,63 @@ def test_an_unknown_docstring_style_is_a_configuration_error(
             f"[tool.docpact]\n{text}\n\n[[tool.docpact.contract]]",
         )
     with pytest.raises(DocpactError, match=error):
+        load_config(project / PYPROJECT)
+
+
+def test_a_decorated_function_is_checked(project: Path) -> None:
+    """Griffe puts a decorated function at its decorator's line; its body is still read."""
+    drift(
+        project / DIVIDE,
+        "def scale_by_rollout(",
+        "def _keep(function):\n    return function\n\n\n@_keep\n@_keep\ndef scale_by_rollout(",
+    )
+    assert findings(project) == []
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
+    assert [code for code, _, _ in findings(project)] == ["DP003"]
+
+
+def test_a_stub_beside_the_module_does_not_hide_its_body(project: Path) -> None:
+    """With a `.pyi` stub, the division is still read from the `.py` module."""
+    stub = (project / DIVIDE).with_suffix(".pyi")
+    stub.write_text(
+        '"""Stub."""\nimport torch\n\ndef scale_by_rollout(advantages: torch.Tensor, codes: '
+        "torch.Tensor, tokens_per_rollout: torch.Tensor, *, num_trained_rows: int) "
+        "-> torch.Tensor: ...\n",
+        "utf-8",
+    )
+    assert findings(project) == []
+
+
+def test_a_src_folder_linked_from_outside_the_root_is_searched(project: Path) -> None:
+    """A symlinked `src/` is the project's own layout: the default paths follow it."""
+    elsewhere = project.parent / "elsewhere"
+    shutil.move(project / "src", elsewhere)
+    (project / "src").symlink_to(elsewhere, target_is_directory=True)
+    assert findings(project) == []
+
+
+@pytest.mark.parametrize(
+    ("section", "error"),
+    [
+        ("/abs/guide.md#x", r"names /abs/guide\.md, which is absolute or outside"),
+        ("docs/../../guide.md#x", r"names docs/\.\./\.\./guide\.md, which is absolute or outside"),
+        ("docs/gu\\u0000ide.md#x", r"\.docs must be a list of 'page\.md#anchor' strings"),
+    ],
+)
+def test_a_bad_docs_page_is_a_configuration_error(project: Path, section: str, error: str) -> None:
+    """An absolute page, one that climbs out of the root, or a NUL byte never reaches a read."""
+    drift(project / PYPROJECT, "docs/guide.md#per-rollout-mean-loss", section)
+    with pytest.raises(DocpactError, match=error):
+        load_config(project / PYPROJECT)
+
+
+@pytest.mark.parametrize("paths", ['[""]', '["src\\u0000"]'])
+def test_empty_or_nul_paths_are_a_configuration_error(project: Path, paths: str) -> None:
+    """An empty folder name or a NUL byte in paths is refused, naming the key."""
+    drift(
+        project / PYPROJECT,
+        "[[tool.docpact.contract]]",
+        f"[tool.docpact]\npaths = {paths}\n\n[[tool.docpact.contract]]",
+    )
+    with pytest.raises(DocpactError, match=r"tool\.docpact\.paths must be a non-empty list"):
         load_config(project / PYPROJECT)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import subprocess
 import sys
 from pathlib import Path
@@ -181,11 +182,12 @@ def test_python_m_docpact_runs_the_command_line(drifted: Path) -> None:
 
 
 def test_version_prints_docpacts_own_version(capsys: pytest.CaptureFixture[str]) -> None:
-    """`docpact --version` prints the package's __version__ and exits 0."""
+    """`docpact --version` prints the installed distribution's version, docpact's own."""
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out == f"docpact {docpact.__version__}\n"
+    assert docpact.__version__ == importlib.metadata.version("docpact")
+    assert capsys.readouterr().out == f"docpact {importlib.metadata.version('docpact')}\n"
 
 
 @pytest.mark.parametrize(
