@@ -19,6 +19,12 @@ __all__ = ["Config", "Contract", "find_pyproject", "load_config"]
 _TABLE_KEYS = frozenset({"contract", "paths", "docstring-style"})
 _CONTRACT_KEYS = frozenset({"object", "operands", "docs"})
 _CONTRACT_HEADER = re.compile(r"^\s*\[\[\s*tool\s*\.\s*docpact\s*\.\s*contract\s*\]\]")
+_TABLE_HEADER = re.compile(r"^\s*\[\s*tool\s*\.\s*docpact\s*\]")
+_ANY_HEADER = re.compile(r"^\s*\[")
+# The key a configuration error names first: `tool.docpact.contract[0].docs must ...`.
+_ERROR_KEY = re.compile(
+    r"^tool\.docpact(?:\.contract\[(?P<index>\d+)\])?(?:\.(?P<key>[\w-]+))?[ :]"
+)
 
 
 @dataclass(frozen=True)
@@ -116,7 +122,10 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
         msg = f"{prefix} {cannot_read(error)}"
         raise DocpactError(msg) from None
     except tomllib.TOMLDecodeError as error:
-        msg = f"{prefix} is not valid TOML: {error}"
+        at = re.search(r"at line (\d+)", str(error))
+        msg = (
+            f"{relative(path, Path.cwd())}:{at[1] if at else 1}: error: is not valid TOML: {error}"
+        )
         raise DocpactError(msg) from None
     try:
         tool = data.get("tool", {})
@@ -128,7 +137,8 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
             msg = f"tool.docpact.docstring-style must be one of {DOCSTRING_STYLES}, got {style!r}"
             raise ValueError(msg)
     except ValueError as error:
-        msg = f"{prefix} {error}"
+        line = _line_of_key(text, str(error))
+        msg = f"{relative(path, Path.cwd())}:{line}: error: {error}"
         raise DocpactError(msg) from None
     lines = _header_lines(text, len(contracts))
     numbered = tuple(replace(c, line=line) for c, line in zip(contracts, lines, strict=True))
@@ -223,6 +233,35 @@ def _is_section(section: object) -> bool:
         return False
     page, _, anchor = section.partition("#")
     return bool(page and anchor) and "#" not in anchor
+
+
+def _line_of_key(text: str, message: str) -> int:
+    """The line of the key a configuration error starts with, found in the TOML text.
+
+    `tool.docpact.contract[1].operands ...` is the `operands =` line of the second
+    `[[tool.docpact.contract]]` table, or its header; `tool.docpact.paths ...` the `paths =`
+    line of `[tool.docpact]`. Where the key cannot be found (dotted or inline tables), 1.
+    """
+    match = _ERROR_KEY.match(message)
+    if match is None:
+        return 1
+    lines = text.splitlines()
+    if match["index"] is not None:
+        starts = [i for i, line in enumerate(lines) if _CONTRACT_HEADER.match(line)]
+        index = int(match["index"])
+        if index >= len(starts):
+            return 1
+        start = starts[index]
+    else:
+        start = next((i for i, line in enumerate(lines) if _TABLE_HEADER.match(line)), None)
+        if start is None:
+            return 1
+    end = next((i for i in range(start + 1, len(lines)) if _ANY_HEADER.match(lines[i])), len(lines))
+    if match["key"]:
+        key = re.compile(rf"^\s*[\"']?{re.escape(match['key'])}[\"']?\s*=")
+        found = next((i for i in range(start + 1, end) if key.match(lines[i])), start)
+        return found + 1
+    return start + 1
 
 
 def _header_lines(text: str, count: int) -> list[int]:

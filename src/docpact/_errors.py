@@ -10,6 +10,6 @@ class DocpactError(Exception):
     """A `[tool.docpact]` table, or a path given to docpact, that docpact cannot use.
 
     The message is one line that starts with the file it is about, for example
-    ``pyproject.toml: error: tool.docpact.contract[0].operands must be a non-empty list of
+    ``pyproject.toml:12: error: tool.docpact.contract[0].operands must be a non-empty list of
     names, got []``. The command line prints it and exits with status 2.
     """

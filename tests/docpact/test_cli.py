@@ -83,49 +83,71 @@ def test_a_pyproject_can_be_named(
 
 
 CONTRACT = '[[tool.docpact.contract]]\nobject = "ratio._divide.scale_by_rollout"\n'
+# Each malformed configuration: the text, the line at fault, and what the message says.
 BAD_CONFIGS = {
-    "invalid TOML": ("[tool.docpact\n", "is not valid TOML"),
-    "no table": ("[project]\nname = 'ratio'\n", "no [[tool.docpact.contract]] table"),
-    "not a table": ("[tool]\ndocpact = 1\n", "tool.docpact must be a table"),
-    "tool not a table": ("tool = 1\n", "no [[tool.docpact.contract]] table"),
-    "unknown table key": ("[tool.docpact]\ncontracts = []\n", "tool.docpact has unknown keys"),
-    "empty contract list": ("[tool.docpact]\ncontract = []\n", "must be a non-empty array"),
-    "empty operands": (CONTRACT + "operands = []\n", "operands must be a non-empty list"),
-    "operand not a name": (CONTRACT + "operands = ['a b']\n", "operands must be a non-empty"),
+    "invalid TOML": ("[tool.docpact\n", 1, "is not valid TOML"),
+    "no table": ("[project]\nname = 'ratio'\n", 1, "no [[tool.docpact.contract]] table"),
+    "not a table": ("[tool]\ndocpact = 1\n", 1, "tool.docpact must be a table"),
+    "tool not a table": ("tool = 1\n", 1, "no [[tool.docpact.contract]] table"),
+    "unknown table key": ("[tool.docpact]\ncontracts = []\n", 1, "tool.docpact has unknown keys"),
+    "empty contract list": ("[tool.docpact]\ncontract = []\n", 2, "must be a non-empty array"),
+    "empty operands": (CONTRACT + "operands = []\n", 3, "operands must be a non-empty list"),
+    "operand not a name": (CONTRACT + "operands = ['a b']\n", 3, "operands must be a non-empty"),
     "operand a keyword": (
         CONTRACT + "operands = ['class']\n",
+        3,
         "operands must be a non-empty list of Python names, not keywords, got ['class']",
     ),
     "operand listed twice": (
         CONTRACT + "operands = ['a', 'b', 'a']\n",
+        3,
         "tool.docpact.contract[0].operands lists ['a'] more than once",
     ),
-    "no operands": (CONTRACT, "operands must be a non-empty list"),
+    "no operands": (CONTRACT, 1, "operands must be a non-empty list"),
     "object not a path": (
         "[[tool.docpact.contract]]\nobject = 3\noperands = ['a']\n",
+        2,
         "tool.docpact.contract[0].object must be a dotted Python path, got 3",
     ),
     "unknown contract key": (
         CONTRACT + "operands = ['a']\noperand = 'b'\n",
+        1,
         "tool.docpact.contract[0] has unknown keys ['operand']",
     ),
     "docs without anchor": (
         CONTRACT + "operands = ['a']\ndocs = ['docs/guide.md']\n",
+        4,
         "docs must be a list of 'page.md#anchor' strings",
+    ),
+    "the second contract": (
+        CONTRACT + "operands = ['a']\n\n" + CONTRACT + "operands = 'b'\n",
+        7,
+        "tool.docpact.contract[1].operands must be a non-empty list",
+    ),
+    "paths in the table": (
+        "[tool.docpact]\nx = 1\npaths = 'src'\n\n" + CONTRACT + "operands = ['a']\n",
+        1,
+        "tool.docpact has unknown keys ['x']",
+    ),
+    "bad paths": (
+        "[tool.docpact]\npaths = 'src'\n\n" + CONTRACT + "operands = ['a']\n",
+        2,
+        "tool.docpact.paths must be a non-empty list",
     ),
 }
 
 
-@pytest.mark.parametrize(("text", "message"), BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())
+@pytest.mark.parametrize(("text", "line", "message"), BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())
 def test_a_malformed_config_is_one_line_and_exit_2(
-    project: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+    project: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, message: str
 ) -> None:
+    """Every malformed key exits 2 with one line: pyproject.toml:LINE, then the key at fault."""
     (project / "pyproject.toml").write_text(text, encoding="utf-8")
     assert main(["check"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert len(err.splitlines()) == 1
-    assert err.startswith("pyproject.toml: error: ")
+    assert err.startswith(f"pyproject.toml:{line}: error: ")
     assert message in err
 
 

@@ -75,4 +75,7 @@ def test_a_malformed_config_fails_the_strict_build(project: Path) -> None:
     drift(project / "pyproject.toml", operands, "operands = []")
     result = build(project)
     assert result.returncode == 1
-    assert "docpact: pyproject.toml: error: tool.docpact.contract[0].operands" in result.stdout
+    line = line_of(project / "pyproject.toml", "operands = []")
+    assert f"docpact: pyproject.toml:{line}: error: tool.docpact.contract[0].operands" in (
+        result.stdout
+    )
