@@ -1,33 +1,23 @@
 # SPDX-License-Identifier: MIT
 """Contracts that keep a project's docs, docstrings and code in agreement.
 
-A contract, declared in `pyproject.toml`, names a function and the operands its division
-is computed from. docpact checks, on griffe's static view of the code (the checked package
-is never imported), that the docstring and each listed docs section name every operand as
-inline code and that the function body still divides by them. The checks run from the
-command line (`docpact check`), inside `mkdocs build` as a griffe extension, and in pytest
-through `check_project`.
+A contract, declared in `pyproject.toml`, is of one kind. A `divisor` contract (the default)
+names a function and the operands its division is computed from: the docstring and each
+listed docs section must name every operand as inline code, and the body must still divide
+by them. A `names` contract names an object whose docstring and docs must name a list of
+identifiers. A `config-defaults` contract holds a YAML block on the docs equal to a file as
+data. docpact reads the code through griffe's static view (the checked package is never
+imported). The checks run from the command line (`docpact check`), inside `mkdocs build` as a
+griffe extension, and in pytest through `check_project`.
 
-Each broken rule is one finding, printed as `path:line: CODE message`:
+Each broken rule is one finding, printed as `path:line: CODE message`. `CODES` maps every
+code to the rule it breaks; the rules, with where each reports, are listed on the docs page
+"How the docs are verified", generated from the same registry.
 
-| Code  | Rule broken                                                   | Reported at           |
-| ----- | ------------------------------------------------------------- | --------------------- |
-| DP001 | the object exists, parses, is a function with a docstring     | contract, file or def |
-| DP002 | the docstring names every operand as inline code              | docstring             |
-| DP003 | a division, or a chain of divisions, divides by every operand | division or def       |
-| DP004 | every listed docs section names every operand as inline code  | heading               |
-| DP005 | every listed docs page and heading anchor exists              | contract              |
-| DP006 | the body divides at all                                       | def                   |
-
-A file that cannot be read (not UTF-8, a NUL byte, a syntax error) is a DP001 at the line at
-fault. Divisions form a chain when one divides the result of another (`y = x / a`, then
-`y / b`). DP003 also reports, at the def, an operand that the docstring's `Args:` section
-lists but the signature lacks: a renamed parameter. A docs section includes its
-subsections; HTML comments do not count as naming an operand.
-
-Bad configuration (a malformed `[tool.docpact]` table, an empty operand list, a keyword or
-a repeated operand...) is not a finding: it raises `DocpactError`, and `docpact check` exits
-with status 2. So does a griffe older than 1.14, which never calls the extension's hook.
+Bad configuration (a malformed `[tool.docpact]` table, an unknown kind, an empty operand
+list...) is not a finding: it raises `DocpactError`, naming `pyproject.toml:LINE` and the key,
+and `docpact check` exits with status 2. So does a griffe older than 1.14, which never calls
+the extension's hook.
 """
 
 from __future__ import annotations
@@ -36,7 +26,8 @@ from docpact._check import check_project
 from docpact._config import Config, Contract, find_pyproject, load_config
 from docpact._errors import DocpactError
 from docpact._extension import ContractExtension
-from docpact._findings import CODES, Finding
+from docpact._findings import Finding
+from docpact._registry import CODES
 
 __version__ = "0.1.0"
 

@@ -48,7 +48,7 @@ def check_project(config: Config) -> list[Finding]:
     )
     findings = []
     griffe_logger = logging.getLogger("griffe")
-    for package in sorted({contract.package for contract in config.contracts}):
+    for package in sorted({c.package for c in config.contracts if c.package is not None}):
         contracts = [contract for contract in config.contracts if contract.package == package]
         # griffe logs a traceback for a package it cannot parse; docpact reports one line.
         griffe_logger.disabled, was_disabled = True, griffe_logger.disabled
@@ -70,4 +70,5 @@ def check_project(config: Config) -> list[Finding]:
                 "unchecked; docpact needs griffe>=1.14"
             )
             raise DocpactError(msg)
+    extension.check_unpackaged()  # in case no package was loaded
     return sorted(findings + extension.findings)

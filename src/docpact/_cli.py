@@ -13,7 +13,7 @@ from pathlib import Path
 from docpact._check import check_project
 from docpact._config import find_pyproject, load_config
 from docpact._errors import DocpactError
-from docpact._findings import CODES
+from docpact._registry import CODES
 
 __all__ = ["get_parser", "main"]
 

@@ -13,11 +13,11 @@ from pathlib import Path, PurePosixPath
 from docpact._errors import DocpactError
 from docpact._findings import cannot_read, relative
 from docpact._mkdocs import DOCSTRING_STYLES, docstring_style
+from docpact._registry import KINDS
 
 __all__ = ["Config", "Contract", "find_pyproject", "load_config"]
 
 _TABLE_KEYS = frozenset({"contract", "paths", "docstring-style"})
-_CONTRACT_KEYS = frozenset({"object", "operands", "docs"})
 _CONTRACT_HEADER = re.compile(r"^\s*\[\[\s*tool\s*\.\s*docpact\s*\.\s*contract\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*tool\s*\.\s*docpact\s*\]")
 _ANY_HEADER = re.compile(r"^\s*\[")
@@ -29,27 +29,44 @@ _ERROR_KEY = re.compile(
 
 @dataclass(frozen=True)
 class Contract:
-    """A function whose docstring, division and docs must keep naming the same operands.
+    """One `[[tool.docpact.contract]]` table: what must keep agreeing, by its kind.
 
     Attributes:
-        object: The dotted path of the function, for example
-            `rolloutnorm._normalize.normalize_advantages_by_rollout`.
-        operands: The names the divisor is computed from, each named as inline code in the
-            docstring and in every docs section.
+        object: The dotted path of the object, for example
+            `rolloutnorm._normalize.normalize_advantages_by_rollout`; empty for a
+            `config-defaults` contract.
+        operands: For a `divisor` contract, the names the divisor is computed from, each
+            named as inline code in the docstring and in every docs section.
         docs: Docs sections as `page#anchor`, the page relative to the project root and the
             anchor as MkDocs' default table of contents slugifies the heading.
         line: The line of the contract's table in `pyproject.toml`.
+        kind: `divisor` (the default), `names` or `config-defaults`.
+        names: For a `names` contract, the identifiers the docstring and docs must name.
+        file: For a `config-defaults` contract, the file the docs' YAML block must equal.
     """
 
-    object: str
-    operands: tuple[str, ...]
+    object: str = ""
+    operands: tuple[str, ...] = ()
     docs: tuple[str, ...] = ()
     line: int = 1
+    kind: str = "divisor"
+    names: tuple[str, ...] = ()
+    file: str = ""
 
     @property
-    def package(self) -> str:
-        """The top-level package that holds the object."""
-        return self.object.partition(".")[0]
+    def package(self) -> str | None:
+        """The top-level package that holds the object, `None` for a contract without one."""
+        return self.object.partition(".")[0] if self.object else None
+
+    @property
+    def identifiers(self) -> tuple[str, ...]:
+        """What the docstring and docs must name: the operands, or the names."""
+        return self.operands if self.kind == "divisor" else self.names
+
+    @property
+    def label(self) -> str:
+        """How messages name the contract: its object, or its file."""
+        return self.object or self.file
 
 
 _DEFAULT_PATHS = ("src", ".")
@@ -178,28 +195,55 @@ def _contract(entry: object, key: str) -> Contract:
     if not isinstance(entry, dict):
         msg = f"{key} must be a table, got {entry!r}"
         raise ValueError(msg)
-    if unknown := sorted(set(entry) - _CONTRACT_KEYS):
-        msg = f"{key} has unknown keys {unknown}; known keys are {sorted(_CONTRACT_KEYS)}"
+    kind_name = entry.get("kind", "divisor")
+    if kind_name not in KINDS:
+        msg = f"{key}.kind must be one of {sorted(KINDS)}, got {kind_name!r}"
         raise ValueError(msg)
-    obj = entry.get("object")
-    if not isinstance(obj, str) or not all(map(_is_name, obj.split("."))):
-        msg = f"{key}.object must be a dotted Python path, got {obj!r}"
-        raise ValueError(msg)
-    operands = entry.get("operands")
-    if not isinstance(operands, list) or not operands or not all(map(_is_name, operands)):
+    kind = KINDS[kind_name]
+    allowed = kind.required | kind.optional | {"kind"}
+    if unknown := sorted(set(entry) - allowed):
         msg = (
-            f"{key}.operands must be a non-empty list of Python names, not keywords, "
-            f"got {operands!r}"
+            f"{key} has unknown keys {unknown}; a {kind_name} contract takes "
+            f"{sorted(allowed)}"
         )
         raise ValueError(msg)
-    if repeated := sorted({name for name in operands if operands.count(name) > 1}):
-        msg = f"{key}.operands lists {repeated} more than once; list each operand once"
+    if missing := sorted(kind.required - set(entry) - {"operands", "names", "docs"}):
+        msg = f"{key} needs {', '.join(missing)} for a {kind_name} contract"
         raise ValueError(msg)
+    values: dict[str, object] = {"kind": kind_name}
+    if "object" in kind.required:
+        obj = entry.get("object")
+        if not isinstance(obj, str) or not all(map(_is_name, obj.split("."))):
+            msg = f"{key}.object must be a dotted Python path, got {obj!r}"
+            raise ValueError(msg)
+        values["object"] = obj
+    for field in sorted({"operands", "names"} & kind.required):
+        values[field] = _identifiers(entry.get(field), f"{key}.{field}")
+    if "file" in kind.required:
+        file = entry.get("file")
+        if not isinstance(file, str) or not file or "\0" in file or not _inside(file):
+            msg = f"{key}.file must be a path inside the project root, got {file!r}"
+            raise ValueError(msg)
+        values["file"] = file
     docs = entry.get("docs", [])
     if not isinstance(docs, list) or not all(_is_section(section) for section in docs):
         msg = f"{key}.docs must be a list of 'page.md#anchor' strings, got {docs!r}"
         raise ValueError(msg)
-    return Contract(obj, tuple(operands), tuple(docs))
+    if "docs" in kind.required and not docs:
+        msg = f"{key}.docs must list at least one 'page.md#anchor' for a {kind_name} contract"
+        raise ValueError(msg)
+    values["docs"] = tuple(docs)
+    return Contract(**values)  # type: ignore[arg-type]
+
+
+def _identifiers(names: object, key: str) -> tuple[str, ...]:
+    if not isinstance(names, list) or not names or not all(map(_is_name, names)):
+        msg = f"{key} must be a non-empty list of Python names, not keywords, got {names!r}"
+        raise ValueError(msg)
+    if repeated := sorted({name for name in names if names.count(name) > 1}):
+        msg = f"{key} lists {repeated} more than once; list each once"
+        raise ValueError(msg)
+    return tuple(names)
 
 
 def _paths(paths: object) -> tuple[str, ...]:

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""The docs rules of a contract: each listed section exists and names every operand.
+"""The docs rules every kind shares: each listed section exists (DP005) and names (DP004).
 
 A section runs from its heading to the next heading of the same or a higher level, so it
-includes its subsections: an operand named only in a subsection counts.
+includes its subsections: a name given only in a subsection counts.
 """
 
 from __future__ import annotations
@@ -11,55 +11,63 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._findings import Finding
-from docpact._markdown import inline_code_names, sections
+from docpact._markdown import inline_code_names
+from docpact._rule import Rule
 
 if TYPE_CHECKING:
-    from docpact._config import Config, Contract
+    from docpact._rule import Subject
 
-__all__ = ["check_docs"]
+__all__ = ["DOCS_EXIST", "DOCS_NAME"]
 
 
-def check_docs(contract: Contract, config: Config) -> list[Finding]:
-    """Check that every docs section of a contract exists and names every operand.
-
-    A section includes its subsections.
-
-    Args:
-        contract: The contract.
-        config: The project's contracts, for its root and `pyproject.toml`.
-
-    Returns:
-        DP004 and DP005 findings, possibly none.
-    """
+def _missing_sections(subject: Subject) -> list[Finding]:
+    contract, pyproject = subject.contract, subject.config.pyproject.name
     findings = []
-    pyproject = config.pyproject.name
-    for section_ref in contract.docs:
-        page, _, anchor = section_ref.partition("#")
-        try:
-            text = (config.root / page).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            why = (
-                "does not exist"
-                if isinstance(error, FileNotFoundError)
-                else f"cannot be read: {error}"
-            )
-            message = f"docs page {page} of {contract.object} {why}"
-            findings.append(Finding(pyproject, contract.line, "DP005", message))
+    for ref, section in subject.sections.items():
+        if section is not None:
             continue
-        section = next((s for s in sections(text) if s.anchor == anchor), None)
+        page, _, anchor = ref.partition("#")
+        text = subject.pages[page]
+        if isinstance(text, FileNotFoundError):
+            message = f"docs page {page} of {contract.label} does not exist"
+        elif isinstance(text, OSError | UnicodeDecodeError):
+            message = f"docs page {page} of {contract.label} cannot be read: {text}"
+        else:
+            message = f"{page} has no heading with anchor #{anchor}, listed for {contract.label}"
+        findings.append(Finding(pyproject, contract.line, "DP005", message))
+    return findings
+
+
+def _unnamed_in_sections(subject: Subject) -> list[Finding]:
+    findings = []
+    for ref, section in subject.sections.items():
         if section is None:
-            message = f"{page} has no heading with anchor #{anchor}, listed for {contract.object}"
-            findings.append(Finding(pyproject, contract.line, "DP005", message))
             continue
+        page, _, anchor = ref.partition("#")
         named = inline_code_names(section.text)
         findings.extend(
             Finding(
                 Path(page).as_posix(),
                 section.line,
                 "DP004",
-                f"section #{anchor} does not name operand `{operand}` as inline code",
+                f"section #{anchor} does not name {subject.kind.noun} `{name}` as inline code",
             )
-            for operand in contract.operands
-            if operand not in named
+            for name in subject.contract.identifiers
+            if name not in named
         )
     return findings
+
+
+DOCS_EXIST = Rule(
+    "DP005",
+    "every listed docs page and heading anchor exists",
+    "the contract",
+    _missing_sections,
+)
+DOCS_NAME = Rule(
+    "DP004",
+    "every listed docs section, subsections included, names every operand or name as inline "
+    "code (HTML comments do not count)",
+    "the heading",
+    _unnamed_in_sections,
+)

@@ -16,7 +16,7 @@ from griffe import Extension, get_logger
 
 from docpact._config import Config, Contract, find_pyproject, load_config
 from docpact._errors import DocpactError
-from docpact._rules import check_contract
+from docpact._registry import check_contract
 
 if TYPE_CHECKING:
     from griffe import GriffeLoader, Module
@@ -83,6 +83,9 @@ class ContractExtension(Extension):
     def on_package(self, *, pkg: Module, loader: GriffeLoader, **kwargs: Any) -> None:
         """Check the contracts whose object lives in the package just loaded.
 
+        The contracts that name no object (`config-defaults`) are checked with the first
+        package griffe loads, once.
+
         Args:
             pkg: The package.
             loader: The loader.
@@ -90,11 +93,21 @@ class ContractExtension(Extension):
         """
         if self.config is None:
             return
-        contracts = [c for c in self.config.contracts if c.package == pkg.name]
+        self.check_unpackaged()
+        self._check([c for c in self.config.contracts if c.package == pkg.name], pkg)
+
+    def check_unpackaged(self) -> None:
+        """Check the contracts that name no object, unless they were checked already."""
+        if self.config is None:
+            return
+        unpackaged = [c for c in self.config.contracts if c.package is None]
+        self._check([c for c in unpackaged if c not in self.checked], None)
+
+    def _check(self, contracts: list[Contract], package: Module | None) -> None:
         found = sorted(
             finding
             for contract in contracts
-            for finding in check_contract(contract, package=pkg, config=self.config)
+            for finding in check_contract(contract, package=package, config=self.config)
         )
         self.checked.extend(contracts)
         self.findings.extend(found)

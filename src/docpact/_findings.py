@@ -1,25 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Findings: what a broken contract reports, under the codes of `CODES`."""
+"""Findings: what a broken contract reports, under the codes of the registry's `CODES`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CODES", "Finding", "cannot_read", "relative"]
-
-CODES: dict[str, str] = {
-    "DP001": "the object does not exist, cannot be read or parsed, is not a function, or has no "
-    "docstring",
-    "DP002": "the docstring does not name an operand as inline code",
-    "DP003": "no division or chain of divisions computes its divisor from an operand (or its "
-    "parameter was renamed)",
-    "DP004": "a listed docs section, subsections included, does not name an operand as inline code",
-    "DP005": "a listed docs page, or its heading anchor, does not exist",
-    "DP006": "the function body has no division at all",
-}
-"""Every finding code, with the rule that a finding under that code breaks."""
-
+__all__ = ["Finding", "cannot_read", "relative"]
 
 @dataclass(frozen=True, order=True)
 class Finding:

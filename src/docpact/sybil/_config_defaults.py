@@ -19,11 +19,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sybil import Region
 from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer, FencedCodeBlockLexer
 
+from docpact._data import differences
 from docpact._findings import cannot_read, relative
 
 if TYPE_CHECKING:
@@ -109,10 +110,10 @@ class ConfigDefaultsParser:
             documented = yaml.safe_load(block.source)
         except yaml.YAMLError as error:
             return f"{where}: the yaml block is not valid YAML: {error}"
-        differences = _differences(documented, expected, file=block.file)
-        if not differences:
+        found = differences(documented, expected, file=block.file)
+        if not found:
             return None
-        return f"{where}: the yaml block differs from {block.file}:\n" + "\n".join(differences)
+        return f"{where}: the yaml block differs from {block.file}:\n" + "\n".join(found)
 
 
 def _file(arguments: str, where: str) -> str:
@@ -132,21 +133,3 @@ def _file(arguments: str, where: str) -> str:
         msg = f"{where}: docpact: {directive} takes one file path, got {' '.join(paths)}"
         raise ValueError(msg)
     return paths[0]
-
-
-def _differences(documented: Any, expected: Any, *, file: str, key: str = "") -> list[str]:
-    if isinstance(documented, dict) and isinstance(expected, dict):
-        found = []
-        for name in sorted(documented.keys() | expected.keys(), key=str):
-            dotted = f"{key}.{name}" if key else str(name)
-            if name not in documented:
-                found.append(f"  {dotted}: missing from the docs ({file} has {expected[name]!r})")
-            elif name not in expected:
-                found.append(f"  {dotted}: not in {file} (the docs have {documented[name]!r})")
-            else:
-                found += _differences(documented[name], expected[name], file=file, key=dotted)
-        return found
-    # 1 == 1.0 == True in Python; YAML keeps them apart, and so does this comparison.
-    if type(documented) is not type(expected) or documented != expected:
-        return [f"  {key or '<document>'}: the docs have {documented!r}, {file} has {expected!r}"]
-    return []

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: MIT
+"""The `divisor` kind: a function whose division must keep dividing by the contract's operands.
+
+DP006 requires a division at all; DP003 that a division, or a chain of divisions of one value,
+computes its divisor from every operand, and that an operand the docstring documents as a
+parameter is still one (a renamed parameter). The body comes from the syntax tree of the
+function's module, never from importing it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from griffe import DocstringSectionKind
+
+from docpact._docs import DOCS_EXIST, DOCS_NAME
+from docpact._findings import Finding, relative
+from docpact._objects import DOCSTRING_NAMES, OBJECT
+from docpact._rule import Kind, Rule
+from docpact._trace import chains, divisions
+
+if TYPE_CHECKING:
+    from docpact._rule import Subject
+
+__all__ = ["DIVISOR"]
+
+
+def _where(subject: Subject) -> tuple[str, int]:
+    path = relative(subject.obj.filepath, subject.config.root)  # a function's file is one path
+    return path, subject.node.lineno
+
+
+def _divides(subject: Subject) -> list[Finding]:
+    if divisions(subject.node):
+        return []
+    contract = subject.contract
+    operands = ", ".join(f"`{operand}`" for operand in contract.operands)
+    message = f"{contract.object} has no division; its divisor must use {operands}"
+    return [Finding(*_where(subject), "DP006", message)]
+
+
+def _divides_by_operands(subject: Subject) -> list[Finding]:
+    contract = subject.contract
+    path, line = _where(subject)
+    # A renamed parameter is reported once, as renamed, even if the divisor lost it too.
+    renamed = _renamed_parameters(subject)
+    findings = [
+        Finding(
+            path,
+            line,
+            "DP003",
+            f"operand `{operand}` is documented as a parameter of {contract.object} "
+            "but the signature has none (renamed?)",
+        )
+        for operand in renamed
+    ]
+    found = divisions(subject.node)
+    if not found:
+        return findings  # DP006's finding
+    best = max(chains(found), key=lambda chain: len(chain.names & set(contract.operands)))
+    findings.extend(
+        Finding(
+            path,
+            best.line,
+            "DP003",
+            f"no division in {contract.object} computes its divisor from operand `{operand}`",
+        )
+        for operand in contract.operands
+        if operand not in best.names and operand not in renamed
+    )
+    return findings
+
+
+def _renamed_parameters(subject: Subject) -> list[str]:
+    """The operands that the docstring's parameters section lists but the signature lacks."""
+    obj = subject.obj
+    sections = obj.docstring.parse(subject.config.docstring_style, warnings=False)
+    documented = {
+        parameter.name
+        for section in sections
+        if section.kind is DocstringSectionKind.parameters
+        for parameter in section.value
+    }
+    return [
+        operand
+        for operand in subject.contract.operands
+        if operand in documented and operand not in obj.parameters
+    ]
+
+
+DIVISOR = Kind(
+    name="divisor",
+    summary="a function's docstring, division and docs keep naming the operands of its divisor",
+    required=frozenset({"object", "operands"}),
+    optional=frozenset({"docs"}),
+    noun="operand",
+    rules=(
+        OBJECT,
+        DOCSTRING_NAMES,
+        Rule(
+            "DP003",
+            "a division in the body (or a chain of divisions of one value) computes its "
+            "divisor from every operand, and an operand the docstring documents as a "
+            "parameter is still one",
+            "the division, or the def for a renamed parameter",
+            _divides_by_operands,
+            needs_object=True,
+        ),
+        Rule("DP006", "the body divides at all", "the def", _divides, needs_object=True),
+        DOCS_EXIST,
+        DOCS_NAME,
+    ),
+)
