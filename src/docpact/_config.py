@@ -202,10 +202,7 @@ def _contract(entry: object, key: str) -> Contract:
     kind = KINDS[kind_name]
     allowed = kind.required | kind.optional | {"kind"}
     if unknown := sorted(set(entry) - allowed):
-        msg = (
-            f"{key} has unknown keys {unknown}; a {kind_name} contract takes "
-            f"{sorted(allowed)}"
-        )
+        msg = f"{key} has unknown keys {unknown}; a {kind_name} contract takes {sorted(allowed)}"
         raise ValueError(msg)
     if missing := sorted(kind.required - set(entry) - {"operands", "names", "docs"}):
         msg = f"{key} needs {', '.join(missing)} for a {kind_name} contract"

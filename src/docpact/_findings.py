@@ -8,6 +8,7 @@ from pathlib import Path
 
 __all__ = ["Finding", "cannot_read", "relative"]
 
+
 @dataclass(frozen=True, order=True)
 class Finding:
     """One broken rule of one contract, at one place in the project.

@@ -82,7 +82,8 @@ def test_a_name_missing_from_the_docstring_is_dp002(project: Path) -> None:
     [finding] = check_project(load_config(project / PYPROJECT))
     assert (finding.code, finding.message) == (
         "DP002",
-        "docstring of ratio.RolloutStats does not name identifier `rollout_token_count` as inline code",
+        "docstring of ratio.RolloutStats does not name identifier `rollout_token_count` as "
+        "inline code",
     )
 
 
