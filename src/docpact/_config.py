@@ -12,7 +12,13 @@ from pathlib import Path, PurePosixPath
 
 from docpact._errors import DocpactError
 from docpact._findings import cannot_read, relative
-from docpact._mkdocs import DOCSTRING_STYLES, docstring_style
+from docpact._mkdocs import (
+    DEFAULT_HEADINGS,
+    DOCSTRING_STYLES,
+    Headings,
+    docstring_style,
+    headings,
+)
 from docpact._registry import KINDS
 
 __all__ = ["Config", "Contract", "find_pyproject", "load_config"]
@@ -38,7 +44,7 @@ class Contract:
         operands: For a `divisor` contract, the names the divisor is computed from, each
             named as inline code in the docstring and in every docs section.
         docs: Docs sections as `page#anchor`, the page relative to the project root and the
-            anchor as MkDocs' default table of contents slugifies the heading.
+            anchor the heading has on the built site (`mkdocs.yml`'s `toc` settings).
         line: The line of the contract's table in `pyproject.toml`.
         kind: `divisor` (the default), `names` or `config-defaults`.
         names: For a `names` contract, the identifiers the docstring and docs must name.
@@ -84,12 +90,14 @@ class Config:
         docstring_style: How docstrings' sections are read (`google`, `numpy`, `sphinx`):
             `[tool.docpact] docstring-style`, else the `docstring_style` that `mkdocs.yml`
             gives mkdocstrings' Python handler, else `google`.
+        headings: How the site gives headings their anchors, from `mkdocs.yml`.
     """
 
     pyproject: Path
     contracts: tuple[Contract, ...]
     paths: tuple[str, ...] = _DEFAULT_PATHS
     docstring_style: str = "google"
+    headings: Headings = DEFAULT_HEADINGS
 
     @property
     def root(self) -> Path:
@@ -171,7 +179,15 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
                 )
                 raise DocpactError(msg)
     style = style or docstring_style(path.parent) or "google"
-    return Config(pyproject=path, contracts=numbered, paths=paths, docstring_style=style)
+    # Anchors only matter to contracts that list docs sections; mkdocs.yml is read for them.
+    anchors = headings(path.parent) if any(c.docs for c in numbered) else DEFAULT_HEADINGS
+    return Config(
+        pyproject=path,
+        contracts=numbered,
+        paths=paths,
+        docstring_style=style,
+        headings=anchors,
+    )
 
 
 def _contracts(table: object) -> list[Contract]:

@@ -2,17 +2,22 @@
 """Markdown as docpact reads it: names in inline code, and headings with their sections.
 
 Headings are found with Python-Markdown's own block rules (hash and setext headings, outside
-fenced code blocks, HTML comments and YAML front matter), and each heading's anchor is
-computed by rendering it through Python-Markdown's `toc` and `attr_list` extensions, as
-MkDocs does with its default `toc` settings; repeated anchors get `_1`, `_2`... suffixes as
-on the built page. A section runs to the next heading of the same or a higher level, so it
-includes its subsections.
+fenced code blocks, HTML comments and YAML front matter, and inside admonition and details
+blocks where the site has those extensions), and each heading's anchor is computed by
+rendering it through Python-Markdown's `toc` extension with the site's settings (a custom
+`slugify`) and `attr_list` where the site uses it (`docpact._mkdocs.headings`); repeated
+anchors get `_1`, `_2`... suffixes as on the built page. A section runs to the next heading
+of the same or a higher level, so it includes its subsections.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docpact._mkdocs import Headings
 
 __all__ = ["Section", "inline_code_names", "sections"]
 
@@ -25,6 +30,8 @@ _INLINE = re.compile(
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _SETEXT = re.compile(r"^(?:=+|-+)[ ]*$")
+# The first line of an admonition (`!!! note "Title"`) or a details block (`??? note`, `???+`).
+_BLOCK_START = re.compile(r"^(?:!!!|\?\?\?\+?)[ \t]+\S")
 
 
 @dataclass(frozen=True)
@@ -63,11 +70,12 @@ def inline_code_names(text: str) -> set[str]:
     return {name for span in spans for name in _NAME.findall(span)}
 
 
-def sections(text: str) -> list[Section]:
+def sections(text: str, style: Headings | None = None) -> list[Section]:
     """Split a Markdown page into the sections that start at each of its headings.
 
     Args:
         text: The Markdown page.
+        style: How the site renders headings, from `mkdocs.yml`; MkDocs' defaults if `None`.
 
     Returns:
         One section per heading, in page order.
@@ -75,8 +83,13 @@ def sections(text: str) -> list[Section]:
     import markdown
     from markdown.blockprocessors import HashHeaderProcessor
 
+    from docpact._mkdocs import DEFAULT_HEADINGS
+
+    style = style or DEFAULT_HEADINGS
     lines = text.splitlines()
     prose = _without_comments(_prose_lines(_without_front_matter(lines)))
+    if style.blocks:
+        prose = _unblocked(prose)
     headings: list[tuple[int, int, int, str]] = []  # start, first body line, level, title
     for i, line in enumerate(prose):
         if match := HashHeaderProcessor.RE.match(line):
@@ -85,7 +98,7 @@ def sections(text: str) -> list[Section]:
             headings.append((i - 1, i + 1, 1 if line[0] == "=" else 2, prose[i - 1].strip()))
 
     # All headings rendered at once, so that toc gives repeated and custom ids as on the page.
-    renderer = markdown.Markdown(extensions=["toc", "attr_list"])
+    renderer = markdown.Markdown(extensions=list(style.extensions), extension_configs=style.configs)
     renderer.convert("\n\n".join(f"{'#' * level} {title}" for _, _, level, title in headings))
     found = []
     for n, ((start, body, level, _), anchor) in enumerate(
@@ -94,6 +107,26 @@ def sections(text: str) -> list[Section]:
         end = next((h[0] for h in headings[n + 1 :] if h[2] <= level), len(lines))
         found.append(Section(anchor, start + 1, "\n".join(lines[body:end])))
     return found
+
+
+def _unblocked(lines: list[str]) -> list[str]:
+    """Dedent the bodies of admonition and details blocks, nested ones too, keeping lines.
+
+    A block's body is the lines after its first line that are blank or indented by four
+    more spaces; a heading there is a heading of the page, with an anchor in its toc.
+    """
+    out, bodies = [], []  # the indents of the open blocks' bodies
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        if line.strip():
+            while bodies and indent < bodies[-1]:
+                bodies.pop()
+        body = bodies[-1] if bodies else 0
+        dedented = line[body:] if line.strip() else ""
+        if _BLOCK_START.match(dedented.lstrip(" ")):
+            bodies.append(body + len(dedented) - len(dedented.lstrip(" ")) + 4)
+        out.append(dedented)
+    return out
 
 
 def _flatten_toc(tokens: list[dict]) -> list[str]:

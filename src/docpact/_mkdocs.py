@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: MIT
-"""The settings docpact takes from a project's `mkdocs.yml`, read as data, never run.
+"""The settings docpact takes from a project's `mkdocs.yml`, read as data.
 
 MkDocs' own tags are understood: `!ENV` is read from the environment and `!relative` gives
-its path; Python tags (`!!python/name:...`) are kept as the text they name, since docpact
-imports nothing a configuration file names.
+its path. Python tags (`!!python/name:...`, `!!python/object/apply:...`) are kept as
+`PythonTag`s; only the ones that shape heading anchors (a custom `toc` slugify) are imported,
+when docpact computes anchors as the site has them.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
+import importlib.util
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +22,72 @@ import yaml
 from docpact._errors import DocpactError
 from docpact._findings import cannot_read, relative
 
-__all__ = ["DOCSTRING_STYLES", "docstring_style", "read_mkdocs"]
+__all__ = [
+    "DEFAULT_HEADINGS",
+    "DOCSTRING_STYLES",
+    "Headings",
+    "PythonTag",
+    "docstring_style",
+    "headings",
+    "read_mkdocs",
+]
 
 DOCSTRING_STYLES = ("google", "numpy", "sphinx")
+# The extensions whose indented blocks (`!!! note`, `??? note`) can hold headings.
+_BLOCK_EXTENSIONS = frozenset({"admonition", "pymdownx.details"})
+
+
+@dataclass(frozen=True)
+class PythonTag:
+    """A `!!python/...` tag of `mkdocs.yml`, not imported until it is needed.
+
+    Attributes:
+        tag: The full tag, `tag:yaml.org,2002:python/name:module.attribute`.
+        value: What the tag is applied to (the arguments of `python/object/apply`).
+    """
+
+    tag: str
+    value: Any = None
+
+    def resolve(self) -> Any:
+        """Import what the tag names; call it for `python/object/apply`.
+
+        Returns:
+            The object.
+
+        Raises:
+            ImportError: When the module or its attribute cannot be imported.
+        """
+        kind, _, dotted = self.tag.removeprefix("tag:yaml.org,2002:python/").partition(":")
+        module, _, attribute = dotted.rpartition(".")
+        try:
+            obj = getattr(importlib.import_module(module), attribute)
+        except AttributeError as error:
+            raise ImportError(str(error)) from None
+        if kind.startswith("object"):
+            value = self.value if isinstance(self.value, dict) else {"args": self.value or []}
+            return obj(*value.get("args", []), **value.get("kwds", {}))
+        return obj
+
+
+@dataclass(frozen=True)
+class Headings:
+    """How the site turns headings into anchors: Python-Markdown's `toc` as configured.
+
+    Attributes:
+        extensions: The extensions to render headings with: `toc`, and `attr_list` if the
+            site uses it.
+        configs: Their settings, Python tags resolved (a custom `slugify`).
+        blocks: Whether indented blocks (admonitions, details) hold headings too.
+    """
+
+    extensions: tuple[str, ...] = ("toc", "attr_list")
+    configs: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False)
+    blocks: bool = False
+
+
+DEFAULT_HEADINGS = Headings()
+"""Without `mkdocs.yml`: MkDocs' default `toc`, and `attr_list` for custom ids."""
 
 
 class _Loader(yaml.SafeLoader):
@@ -36,13 +104,17 @@ def _env(loader: _Loader, node: yaml.Node) -> Any:
     return next((os.environ[name] for name in variables if name in os.environ), default)
 
 
-def _opaque(loader: _Loader, suffix: str, node: yaml.Node) -> str:
-    return node.tag  # the full tag, `tag:yaml.org,2002:python/name:...`
+def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
+    if isinstance(node, yaml.MappingNode):
+        return PythonTag(node.tag, loader.construct_mapping(node, deep=True))
+    if isinstance(node, yaml.SequenceNode):
+        return PythonTag(node.tag, loader.construct_sequence(node, deep=True))
+    return PythonTag(node.tag)
 
 
 _Loader.add_constructor("!ENV", _env)
 _Loader.add_constructor("!relative", lambda loader, node: loader.construct_scalar(node))
-_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _opaque)
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _python)
 
 
 def read_mkdocs(root: Path) -> dict[str, Any] | None:
@@ -103,3 +175,63 @@ def docstring_style(root: Path) -> str | None:
             raise DocpactError(msg)
         return style
     return None
+
+
+def headings(root: Path) -> Headings:
+    """How the project's site gives headings their anchors, from `mkdocs.yml`.
+
+    Args:
+        root: The project root.
+
+    Returns:
+        The `toc` settings of `markdown_extensions` (MkDocs always adds `toc`), `attr_list`
+        if listed, and whether admonitions or details blocks can hold headings.
+        `DEFAULT_HEADINGS` without `mkdocs.yml`.
+
+    Raises:
+        DocpactError: When a listed extension, or a Python tag in the `toc` settings,
+            cannot be imported; the message names it.
+    """
+    settings = read_mkdocs(root)
+    if settings is None:
+        return DEFAULT_HEADINGS
+    listed: dict[str, dict[str, Any]] = {}
+    for entry in settings.get("markdown_extensions") or []:
+        name, config = (entry, {}) if isinstance(entry, str) else next(iter(entry.items()))
+        listed[name.removeprefix("markdown.extensions.")] = config or {}
+    for name in listed:
+        if not _importable_extension(name):
+            msg = f"mkdocs.yml: error: markdown_extensions lists {name}, which cannot be imported"
+            raise DocpactError(msg)
+    toc = dict(listed.get("toc", {}))
+    for key, value in toc.items():
+        if isinstance(value, PythonTag):
+            try:
+                toc[key] = value.resolve()
+            except ImportError as error:
+                where = f"mkdocs.yml: error: markdown_extensions toc {key}"
+                msg = f"{where} cannot be imported: {error}"
+                raise DocpactError(msg) from None
+    # Only what decides an anchor: the rendered page's permalinks and titles do not.
+    toc = {key: value for key, value in toc.items() if key in {"slugify", "separator"}}
+    extensions = ("toc", "attr_list") if "attr_list" in listed else ("toc",)
+    return Headings(extensions, {"toc": toc}, blocks=bool(_BLOCK_EXTENSIONS & set(listed)))
+
+
+def _importable_extension(name: str) -> bool:
+    """Whether Python-Markdown could load an extension by this name, without loading it.
+
+    A short name (`toc`, `admonition`) is one of Python-Markdown's own extensions or an
+    entry point of the `markdown.extensions` group; a dotted one (`pymdownx.superfences`,
+    `package.module:Class`) names a module.
+    """
+    if "." not in name:
+        if importlib.util.find_spec(f"markdown.extensions.{name}") is not None:
+            return True
+        return any(
+            e.name == name for e in importlib.metadata.entry_points(group="markdown.extensions")
+        )
+    try:
+        return importlib.util.find_spec(name.partition(":")[0]) is not None
+    except (ImportError, ValueError):  # a parent package that is missing or broken
+        return False

@@ -142,7 +142,9 @@ class Subject:
         from docpact._markdown import sections
 
         parsed = {
-            page: sections(text) for page, text in self.pages.items() if isinstance(text, str)
+            page: sections(text, self.config.headings)
+            for page, text in self.pages.items()
+            if isinstance(text, str)
         }
         found: dict[str, Section | None] = {}
         for ref in self.contract.docs:

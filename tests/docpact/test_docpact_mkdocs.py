@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,26 @@ def test_a_malformed_config_fails_the_strict_build(project: Path) -> None:
     assert f"docpact: pyproject.toml:{line}: error: tool.docpact.contract[0].operands" in (
         result.stdout
     )
+
+
+def test_anchors_under_the_sites_own_toc_settings_are_the_built_ids(project: Path) -> None:
+    """With the site's toc separator and an admonition's heading, docpact's anchor is the id."""
+    with (project / "mkdocs.yml").open("a", encoding="utf-8") as file:
+        file.write('markdown_extensions:\n  - admonition\n  - toc:\n      separator: "_"\n')
+    drift(
+        project / "docs/guide.md",
+        "## Per-rollout mean loss\n",
+        '!!! note "Note"\n\n    ## Per-rollout mean loss\n',
+    )
+    body = "Each row is divided by `rollout_token_count * num_trained_rows`, where\n"
+    body += "`num_trained_rows` counts the rows trained in the step."
+    drift(project / "docs/guide.md", body, "    " + body.replace("\n", "\n    "))
+    drift(project / "pyproject.toml", "#per-rollout-mean-loss", "#per-rollout_mean_loss")
+    result = build(project)
+    assert result.returncode == 0, result.stdout
+    page = (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
+    assert 'id="per-rollout_mean_loss"' in page
+    checked = subprocess.run(
+        [sys.executable, "-m", "docpact", "check"], cwd=project, capture_output=True, text=True
+    )
+    assert (checked.returncode, checked.stdout) == (0, "")

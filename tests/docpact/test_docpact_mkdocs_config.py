@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from docpact._mkdocs import docstring_style, read_mkdocs
+from docpact import DocpactError
+from docpact._markdown import sections
+from docpact._mkdocs import Headings, PythonTag, docstring_style, headings, read_mkdocs
 
 CONFIG = """\
 site_name: !ENV [DOCPACT_TEST_SITE, DOCPACT_TEST_UNSET, "fallback"]
@@ -41,7 +43,9 @@ def test_mkdocs_tags_are_read_without_importing(
     assert settings["site_name"] == "from the environment"
     assert settings["site_url"] is None
     emoji = settings["markdown_extensions"][0]["pymdownx.emoji"]["emoji_index"]
-    assert emoji == "tag:yaml.org,2002:python/name:material.extensions.emoji.twemoji"
+    assert emoji == PythonTag("tag:yaml.org,2002:python/name:material.extensions.emoji.twemoji")
+    slugify = settings["markdown_extensions"][1]["toc"]["slugify"]
+    assert slugify.value == {"kwds": {"case": "lower"}}
     assert docstring_style(tmp_path) == "sphinx"
 
 
@@ -55,3 +59,62 @@ def test_mkdocs_yaml_is_read_too(tmp_path: Path) -> None:
     """MkDocs also accepts mkdocs.yaml."""
     (tmp_path / "mkdocs.yaml").write_text(CONFIG.replace("sphinx", "numpy"), "utf-8")
     assert docstring_style(tmp_path) == "numpy"
+
+
+ANCHORS = """\
+markdown_extensions:
+  - admonition
+  - toc:
+      permalink: true
+      separator: "_"
+      slugify: !!python/object/apply:pymdownx.slugs.slugify {kwds: {case: lower}}
+"""
+PAGE = """\
+# Größe der Batches
+
+!!! note "A note"
+
+    ## Inside the Note
+
+    Text.
+
+## After
+"""
+
+
+def test_anchors_follow_the_sites_toc_settings_and_admonitions(tmp_path: Path) -> None:
+    """A custom slugify and separator, and a heading inside an admonition, as the site has them."""
+    (tmp_path / "mkdocs.yml").write_text(ANCHORS, "utf-8")
+    style = headings(tmp_path)
+    assert style.extensions == ("toc",)
+    assert style.blocks
+    assert [(s.anchor, s.line) for s in sections(PAGE, style)] == [
+        ("größe_der_batches", 1),
+        ("inside_the_note", 5),
+        ("after", 9),
+    ]
+
+
+def test_without_mkdocs_settings_the_defaults_apply(tmp_path: Path) -> None:
+    """MkDocs' default toc: ASCII slugs, hyphens, no heading inside an admonition."""
+    assert headings(tmp_path) == Headings()
+    assert [s.anchor for s in sections(PAGE)] == ["groe-der-batches", "after"]
+
+
+@pytest.mark.parametrize(
+    ("config", "error"),
+    [
+        ("markdown_extensions:\n  - no_such_extension\n", "lists no_such_extension, which cannot"),
+        (
+            "markdown_extensions:\n  - toc:\n      slugify: !!python/name:no_such.slugify\n",
+            "markdown_extensions toc slugify cannot be imported",
+        ),
+    ],
+)
+def test_an_extension_that_cannot_be_imported_is_a_usage_error(
+    tmp_path: Path, config: str, error: str
+) -> None:
+    """A listed extension or slugify that is not importable is named in a DocpactError."""
+    (tmp_path / "mkdocs.yml").write_text(config, "utf-8")
+    with pytest.raises(DocpactError, match=error):
+        headings(tmp_path)
