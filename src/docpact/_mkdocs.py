@@ -10,8 +10,6 @@ when docpact computes anchors as the site has them.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
-import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,8 +187,9 @@ def headings(root: Path) -> Headings:
         `DEFAULT_HEADINGS` without `mkdocs.yml`.
 
     Raises:
-        DocpactError: When a listed extension, or a Python tag in the `toc` settings,
-            cannot be imported; the message names it.
+        DocpactError: When a Python tag in the `toc` settings (a custom `slugify`) cannot
+            be imported; the message names it. The site's other extensions are not loaded:
+            they do not change an anchor, and the checker needs none of them.
     """
     settings = read_mkdocs(root)
     if settings is None:
@@ -199,10 +198,8 @@ def headings(root: Path) -> Headings:
     for entry in settings.get("markdown_extensions") or []:
         name, config = (entry, {}) if isinstance(entry, str) else next(iter(entry.items()))
         listed[name.removeprefix("markdown.extensions.")] = config or {}
-    for name in listed:
-        if not _importable_extension(name):
-            msg = f"mkdocs.yml: error: markdown_extensions lists {name}, which cannot be imported"
-            raise DocpactError(msg)
+    # Only what shapes anchors is imported (toc's Python tags): a checker without the site's
+    # other extensions (pymdownx...) computes the same ids.
     toc = dict(listed.get("toc", {}))
     for key, value in toc.items():
         if isinstance(value, PythonTag):
@@ -216,22 +213,3 @@ def headings(root: Path) -> Headings:
     toc = {key: value for key, value in toc.items() if key in {"slugify", "separator"}}
     extensions = ("toc", "attr_list") if "attr_list" in listed else ("toc",)
     return Headings(extensions, {"toc": toc}, blocks=bool(_BLOCK_EXTENSIONS & set(listed)))
-
-
-def _importable_extension(name: str) -> bool:
-    """Whether Python-Markdown could load an extension by this name, without loading it.
-
-    A short name (`toc`, `admonition`) is one of Python-Markdown's own extensions or an
-    entry point of the `markdown.extensions` group; a dotted one (`pymdownx.superfences`,
-    `package.module:Class`) names a module.
-    """
-    if "." not in name:
-        if importlib.util.find_spec(f"markdown.extensions.{name}") is not None:
-            return True
-        return any(
-            e.name == name for e in importlib.metadata.entry_points(group="markdown.extensions")
-        )
-    try:
-        return importlib.util.find_spec(name.partition(":")[0]) is not None
-    except (ImportError, ValueError):  # a parent package that is missing or broken
-        return False

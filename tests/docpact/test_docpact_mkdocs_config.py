@@ -101,20 +101,17 @@ def test_without_mkdocs_settings_the_defaults_apply(tmp_path: Path) -> None:
     assert [s.anchor for s in sections(PAGE)] == ["groe-der-batches", "after"]
 
 
-@pytest.mark.parametrize(
-    ("config", "error"),
-    [
-        ("markdown_extensions:\n  - no_such_extension\n", "lists no_such_extension, which cannot"),
-        (
-            "markdown_extensions:\n  - toc:\n      slugify: !!python/name:no_such.slugify\n",
-            "markdown_extensions toc slugify cannot be imported",
-        ),
-    ],
-)
-def test_an_extension_that_cannot_be_imported_is_a_usage_error(
-    tmp_path: Path, config: str, error: str
-) -> None:
-    """A listed extension or slugify that is not importable is named in a DocpactError."""
+def test_a_slugify_that_cannot_be_imported_is_a_usage_error(tmp_path: Path) -> None:
+    """The toc slugify decides anchors: if it cannot be imported, a DocpactError names it."""
+    config = "markdown_extensions:\n  - toc:\n      slugify: !!python/name:no_such.slugify\n"
     (tmp_path / "mkdocs.yml").write_text(config, "utf-8")
-    with pytest.raises(DocpactError, match=error):
+    with pytest.raises(DocpactError, match="markdown_extensions toc slugify cannot be imported"):
         headings(tmp_path)
+
+
+def test_extensions_that_do_not_shape_anchors_are_not_loaded(tmp_path: Path) -> None:
+    """A site extension docpact's environment lacks (a pre-commit hook's) changes nothing."""
+    config = "markdown_extensions:\n  - no_such.extension\n  - toc:\n      separator: _\n"
+    (tmp_path / "mkdocs.yml").write_text(config, "utf-8")
+    assert headings(tmp_path) == Headings(("toc",), blocks=False)
+    assert [s.anchor for s in sections("# A b\n", headings(tmp_path))] == ["a_b"]
