@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from pathlib import Path
@@ -101,3 +102,27 @@ def test_rolloutnorm_alone_has_no_docpact_griffe_or_markdown(
     result = _run(python, "-c", code, cwd=Path("/"))
     installed, own = result.stdout.split()
     assert installed == own, result.stderr
+
+
+def test_rolloutnorm_ships_the_repositorys_license() -> None:
+    """rolloutnorm/LICENSE is a copy (a link would dangle in its sdist) of the root's."""
+    copy = ROOT / "rolloutnorm" / "LICENSE"
+    assert not copy.is_symlink()
+    assert copy.read_bytes() == (ROOT / "LICENSE").read_bytes()
+
+
+def test_the_docpact_sdist_holds_docpact_alone(tmp_path: Path) -> None:
+    """The docpact sdist has its package, its tests and its license, and none of rolloutnorm."""
+    result = _run(sys.executable, "-m", "build", "--sdist", "--outdir", tmp_path, ROOT)
+    assert result.returncode == 0, result.stderr
+    [archive] = tmp_path.glob("docpact-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+    files = {name.partition("/")[2] for name in names}
+    assert {
+        "src/docpact/__init__.py",
+        "LICENSE",
+        "pyproject.toml",
+        "tests/docpact/test_cli.py",
+    } <= files
+    assert not [name for name in files if name.startswith(("rolloutnorm/", "tests/rolloutnorm/"))]

@@ -212,7 +212,7 @@ def _contract(entry: object, key: str) -> Contract:
         msg = f"{key} must be a table, got {entry!r}"
         raise ValueError(msg)
     kind_name = entry.get("kind", "divisor")
-    if kind_name not in KINDS:
+    if not isinstance(kind_name, str) or kind_name not in KINDS:
         msg = f"{key}.kind must be one of {sorted(KINDS)}, got {kind_name!r}"
         raise ValueError(msg)
     kind = KINDS[kind_name]

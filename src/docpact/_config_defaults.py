@@ -21,13 +21,49 @@ from docpact._rule import Kind, Rule
 if TYPE_CHECKING:
     from docpact._rule import Subject
 
-__all__ = ["CONFIG_DEFAULTS"]
+__all__ = ["CONFIG_DEFAULTS", "block_after"]
 
-_BLOCK = re.compile(
-    r"<!--\s*docpact:\s*config-defaults\s+(?P<file>\S+)\s*-->[ \t]*\n\s*"
-    r"^(?P<fence>`{3,}|~{3,})[ \t]*ya?ml[^\n]*\n(?P<source>.*?)^[ \t]*(?P=fence)[ \t]*$",
-    re.DOTALL | re.MULTILINE,
-)
+_COMMENT = re.compile(r"<!--\s*docpact:\s*config-defaults\s+(?P<file>\S+)\s*-->")
+_OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*ya?ml(?:[ \t].*)?")
+
+
+def block_after(text: str, end: int) -> tuple[str, int] | None:
+    """The fenced `yaml` block that follows an announcing comment ending at `end`.
+
+    Only blank lines may come between the comment and the block. The block may be indented
+    (in a list item), and closes at a fence of the same character at least as long, as in
+    CommonMark; its lines are given back without the opening fence's indent.
+
+    Args:
+        text: The page.
+        end: Where the comment ends.
+
+    Returns:
+        The block's YAML source and where the block ends, or `None` if no block follows.
+    """
+    rest = text[end:]
+    newline = rest.find("\n")
+    # A lexer may end the comment before its `-->`.
+    if newline < 0 or not re.fullmatch(r"\s*(?:--+>)?\s*", rest[:newline]):
+        return None
+    offset = end + newline + 1
+    lines = text[offset:].split("\n")
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    opening = _OPEN.fullmatch(lines[i]) if i < len(lines) else None
+    if opening is None:
+        return None
+    fence, indent = opening["fence"], len(opening["indent"])
+    closing = re.compile(rf"[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*")
+    body = []
+    for j in range(i + 1, len(lines)):
+        if closing.fullmatch(lines[j]):
+            block_end = offset + sum(len(line) + 1 for line in lines[: j + 1]) - 1
+            return "\n".join(body) + "\n", min(block_end, len(text))
+        line = lines[j]
+        body.append(line[indent:] if line[:indent].strip() == "" else line.lstrip())
+    return None
 
 
 def _blocks_equal_the_file(subject: Subject) -> list[Finding]:
@@ -45,17 +81,22 @@ def _blocks_equal_the_file(subject: Subject) -> list[Finding]:
         if section is None:
             continue  # DP005's finding
         page, _, anchor = ref.partition("#")
-        blocks = [b for b in _BLOCK.finditer(section.text) if b["file"] == contract.file]
+        blocks = [
+            (comment, found)
+            for comment in _COMMENT.finditer(section.text)
+            if comment["file"] == contract.file
+            and (found := block_after(section.text, comment.end())) is not None
+        ]
         if not blocks:
             message = (
                 f"section #{anchor} has no yaml block announced by "
                 f"<!-- docpact: config-defaults {contract.file} -->"
             )
             findings.append(Finding(page, section.line, "DP007", message))
-        for block in blocks:
-            line = section.line + 1 + section.text.count("\n", 0, block.start())
+        for comment, (source, _) in blocks:
+            line = section.line + 1 + section.text.count("\n", 0, comment.start())
             try:
-                documented = yaml.safe_load(block["source"])
+                documented = yaml.safe_load(source)
             except yaml.YAMLError as error:
                 message = f"the yaml block is not valid YAML: {' '.join(str(error).split())}"
                 findings.append(Finding(page, line, "DP007", message))

@@ -27,12 +27,13 @@ __all__ = ["DIVISOR"]
 
 def _where(subject: Subject) -> tuple[str, int]:
     path = relative(subject.obj.filepath, subject.config.root)  # a function's file is one path
-    return path, subject.node.lineno
+    line = subject.node.lineno if subject.node is not None else subject.obj.lineno
+    return path, line or 1
 
 
 def _divides(subject: Subject) -> list[Finding]:
-    if divisions(subject.node):
-        return []
+    if subject.node is None or divisions(subject.node):
+        return []  # no source: DP001's finding
     contract = subject.contract
     operands = ", ".join(f"`{operand}`" for operand in contract.operands)
     message = f"{contract.object} has no division; its divisor must use {operands}"
@@ -54,9 +55,9 @@ def _divides_by_operands(subject: Subject) -> list[Finding]:
         )
         for operand in renamed
     ]
-    found = divisions(subject.node)
+    found = divisions(subject.node) if subject.node is not None else []
     if not found:
-        return findings  # DP006's finding
+        return findings  # DP006's finding, or DP001's for a function without source
     best = max(chains(found), key=lambda chain: len(chain.names & set(contract.operands)))
     findings.extend(
         Finding(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docpact._findings import Finding
+from docpact._findings import Finding, cannot_read
 from docpact._markdown import inline_code_names
 from docpact._rule import Rule
 
@@ -31,7 +31,7 @@ def _missing_sections(subject: Subject) -> list[Finding]:
         if isinstance(text, FileNotFoundError):
             message = f"docs page {page} of {contract.label} does not exist"
         elif isinstance(text, OSError | UnicodeDecodeError):
-            message = f"docs page {page} of {contract.label} cannot be read: {text}"
+            message = f"docs page {page} of {contract.label} {cannot_read(text)}"
         else:
             message = f"{page} has no heading with anchor #{anchor}, listed for {contract.label}"
         findings.append(Finding(pyproject, contract.line, "DP005", message))

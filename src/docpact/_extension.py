@@ -9,6 +9,7 @@ as warnings through griffe's `docpact` logger: mkdocstrings relocates griffe log
 from __future__ import annotations
 
 import os
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["ContractExtension"]
 
 logger = get_logger("docpact")
+# Per modules collection (one per mkdocstrings build), the unpackaged contracts checked.
+_CHECKED: weakref.WeakKeyDictionary[object, set[Contract]] = weakref.WeakKeyDictionary()
 
 
 class ContractExtension(Extension):
@@ -93,15 +96,24 @@ class ContractExtension(Extension):
         """
         if self.config is None:
             return
-        self.check_unpackaged()
+        # mkdocstrings makes a loader, with a new extension, per package it renders; they
+        # share one modules collection, which keeps the unpackaged contracts checked once.
+        self.check_unpackaged(_CHECKED.setdefault(loader.modules_collection, set()))
         self._check([c for c in self.config.contracts if c.package == pkg.name], pkg)
 
-    def check_unpackaged(self) -> None:
-        """Check the contracts that name no object, unless they were checked already."""
+    def check_unpackaged(self, done: set[Contract] | None = None) -> None:
+        """Check the contracts that name no object, unless they were checked already.
+
+        Args:
+            done: The contracts already checked by any extension of the same build, updated;
+                by default, those this extension checked.
+        """
         if self.config is None:
             return
-        unpackaged = [c for c in self.config.contracts if c.package is None]
-        self._check([c for c in unpackaged if c not in self.checked], None)
+        done = set(self.checked) if done is None else done
+        unpackaged = [c for c in self.config.contracts if c.package is None and c not in done]
+        done.update(unpackaged)
+        self._check(unpackaged, None)
 
     def _check(self, contracts: list[Contract], package: Module | None) -> None:
         found = sorted(

@@ -39,7 +39,8 @@ CODES: dict[str, str] = {rule.code: rule.summary for rule in RULES}
 def check_contract(contract: Contract, *, config: Config, package: Module | None) -> list[Finding]:
     """Run the rules of a contract's kind, in order.
 
-    A rule that needs the object is skipped once DP001 reported it missing or unusable.
+    A rule that needs the object is skipped when it is missing, has no docstring or, for a
+    divisor contract, is not a function: DP001 reports those.
 
     Args:
         contract: The contract.
@@ -52,11 +53,7 @@ def check_contract(contract: Contract, *, config: Config, package: Module | None
     """
     subject = Subject(contract, config, KINDS[contract.kind], package)
     findings: list[Finding] = []
-    object_failed = False
     for rule in subject.kind.rules:
-        if rule.needs_object and object_failed:
-            continue
-        found = rule.check(subject)
-        object_failed |= rule.code == "DP001" and bool(found)
-        findings += found
+        if not rule.needs_object or subject.usable:
+            findings += rule.check(subject)
     return findings

@@ -3,7 +3,8 @@
 
 A rule is its finding code, a one-line summary of what it requires, where its findings are
 reported, and its check. A kind of contract is its keys and its rules, run in order; a rule
-that needs the object (`needs_object`) is skipped once the object's rule, DP001, reported.
+that needs the object (`needs_object`) is skipped when the object is missing, has no
+docstring or, for a divisor contract, is not a function (DP001 reports each).
 `docpact._registry` puts the kinds together; nothing else defines a code.
 """
 
@@ -97,6 +98,17 @@ class Subject:
             return obj.final_target if obj.is_alias else obj
         except (KeyError, AliasResolutionError, CyclicAliasError):
             return None
+
+    @property
+    def usable(self) -> bool:
+        """Whether the object's rules can run: it exists, has a docstring, is a function if need be.
+
+        Its source may still be unreadable; then `node` is None.
+        """
+        obj = self.obj
+        if obj is None or not obj.docstring or not obj.docstring.value.strip():
+            return False
+        return obj.is_function or self.kind.name != "divisor"
 
     @cached_property
     def node(self) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

@@ -103,3 +103,28 @@ def test_anchors_under_the_sites_own_toc_settings_are_the_built_ids(project: Pat
         [sys.executable, "-m", "docpact", "check"], cwd=project, capture_output=True, text=True
     )
     assert (checked.returncode, checked.stdout) == (0, "")
+
+
+def test_a_config_defaults_finding_is_reported_once_per_build(project: Path) -> None:
+    """Mkdocstrings loads each rendered package with its own extension; the finding is one."""
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
+        file.write(
+            '\n[[tool.docpact.contract]]\nkind = "config-defaults"\n'
+            'file = "conf/defaults.yaml"\ndocs = ["docs/guide.md#other-settings"]\n'
+        )
+    (project / "conf").mkdir()
+    (project / "conf" / "defaults.yaml").write_text("epochs: 2\n", encoding="utf-8")
+    drift(
+        project / "docs" / "guide.md",
+        "Nothing about the divisor here.",
+        "<!-- docpact: config-defaults conf/defaults.yaml -->\n```yaml\nepochs: 1\n```",
+    )
+    (project / "src" / "other").mkdir()
+    (project / "src" / "other" / "__init__.py").write_text('"""Another package."""\n', "utf-8")
+    with (project / "docs" / "index.md").open("a", encoding="utf-8") as file:
+        file.write("\n::: other\n")
+    result = build(project)
+    assert result.returncode == 1
+    warnings = [line for line in result.stdout.splitlines() if "DP007" in line]
+    assert len(warnings) == 1, result.stdout
+    assert "the yaml block differs from conf/defaults.yaml: epochs" in warnings[0]

@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sybil.example import SybilFailure
 
 from docpact import DocpactError, check_project, load_config
 from docpact.__main__ import main
+from docpact._config_defaults import block_after
+from docpact.sybil import docs_sybil
 from samples.drift import copy_project, drift, line_of
 
 PYPROJECT = "pyproject.toml"
@@ -205,6 +208,7 @@ def test_the_command_line_reports_the_new_kinds(
             "docs must list at least one 'page.md#anchor'",
         ),
         ('kind = "names"\nnames = ["a"]\n', "needs object for a names contract"),
+        ('kind = ["divisor"]\nobject = "ratio.x"\n', "kind must be one of"),
     ],
 )
 def test_a_malformed_contract_of_any_kind_names_its_line_and_key(
@@ -218,3 +222,53 @@ def test_a_malformed_contract_of_any_kind_names_its_line_and_key(
     assert f"{PYPROJECT}:" in str(error.value)
     assert "tool.docpact.contract[0]" in str(error.value)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("page", "source"),
+    [
+        ("<!-- docpact: config-defaults f.yaml -->\n```yaml\na: 1\n```\n", "a: 1\n"),
+        ("<!-- docpact: config-defaults f.yaml -->\n\n~~~yml title\na: 1\n~~~\n", "a: 1\n"),
+        (
+            "- item\n\n    <!-- docpact: config-defaults f.yaml -->\n"
+            "    ```yaml\n    a:\n      b: 1\n    ```\n",
+            "a:\n  b: 1\n",
+        ),
+        ("<!-- docpact: config-defaults f.yaml -->\n```yaml\na: 1\n````\n", "a: 1\n"),
+        ("<!-- docpact: config-defaults f.yaml -->\n```yaml-ish\na: 1\n```\n", None),
+        ("<!-- docpact: config-defaults f.yaml -->\ntext\n```yaml\na: 1\n```\n", None),
+        ("<!-- docpact: config-defaults f.yaml -->\n```yaml\na: 1\n", None),
+    ],
+)
+def test_one_block_finder_reads_indented_blocks_and_longer_fences(
+    page: str, source: str | None
+) -> None:
+    """The block after a comment: indented in a list item, closed by a longer fence, or none."""
+    comment = page.index("-->") + 3
+    found = block_after(page, comment)
+    assert (found[0] if found else None) == source
+
+
+def test_the_sybil_parser_and_docpact_check_find_the_same_indented_block(project: Path) -> None:
+    """In a list item, both the tests' Sybil parser and the DP007 rule read the block."""
+    guide = project / GUIDE
+    drift(
+        guide,
+        BLOCK,
+        BLOCK.replace("\n<!--", "\n- In a list:\n\n    <!--")
+        .replace("\n```", "\n    ```")
+        .replace(
+            "\ntrainer:\n  epochs: 1\n  warmup: 10",
+            "\n    trainer:\n      epochs: 1\n      warmup: 10",
+        ),
+    )
+    assert codes(project) == []
+    drift(project / "conf/defaults.yaml", "warmup: 10", "warmup: 20")
+    assert [code for code, _, _ in codes(project)] == ["DP007"]
+    document = docs_sybil(root=project).parse(guide)
+    blocks = [example for example in document if hasattr(example.region.parsed, "file")]
+    assert len(blocks) == 1
+    with pytest.raises(SybilFailure) as failure:
+        blocks[0].evaluate()
+    outcomes = [str(failure.value)]
+    assert "trainer.warmup: the docs have 10" in outcomes[0]

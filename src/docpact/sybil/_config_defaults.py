@@ -16,14 +16,14 @@ rolloutnorm:
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sybil import Region
-from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer, FencedCodeBlockLexer
+from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer
 
+from docpact._config_defaults import block_after
 from docpact._data import differences
 from docpact._findings import cannot_read, relative
 
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["ConfigDefaultsParser"]
 
 _DIRECTIVES = frozenset({"config-defaults"})
-# Between the comment's arguments and its block: the comment's end, then blank space.
-_GAP = re.compile(r"\s*(?:--+>)?\s*")
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,6 @@ class ConfigDefaultsParser:
         self.root = Path(root)
         # Every `<!-- docpact: ... -->` comment, so that a misspelt one is an error.
         self._comments = DirectiveInHTMLCommentLexer(directive=r"docpact(?![\w-])")
-        self._blocks = FencedCodeBlockLexer(language="ya?ml")
 
     def __call__(self, document: Document) -> Iterator[Region]:
         """Yield one region per announced block.
@@ -74,17 +71,16 @@ class ConfigDefaultsParser:
             ValueError: When a `docpact:` comment is not a known directive, does not name
                 one file, or is not followed by a fenced `yaml` block.
         """
-        blocks = sorted(self._blocks(document), key=lambda region: region.start)
         for comment in self._comments(document):
             line = document.text.count("\n", 0, comment.start) + 1
             where = f"{document.path}:{line}"
             file = _file(comment.lexemes["arguments"], where)
-            block = next((b for b in blocks if b.start >= comment.end), None)
-            if block is None or not _GAP.fullmatch(document.text[comment.end : block.start]):
+            found = block_after(document.text, comment.end)
+            if found is None:
                 msg = f"{where}: docpact: config-defaults must be followed by a fenced yaml block"
                 raise ValueError(msg)
-            parsed = _Block(file, str(block.lexemes["source"]))
-            yield Region(comment.start, block.end, parsed, self.evaluate)
+            source, end = found
+            yield Region(comment.start, end, _Block(file, source), self.evaluate)
 
     def evaluate(self, example: Example) -> str | None:
         """Compare the block with its file as data.
