@@ -9,6 +9,7 @@ function's module, never from importing it.
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
 
 from griffe import DocstringSectionKind
@@ -37,7 +38,28 @@ def _divides(subject: Subject) -> list[Finding]:
     contract = subject.contract
     operands = ", ".join(f"`{operand}`" for operand in contract.operands)
     message = f"{contract.object} has no division; its divisor must use {operands}"
-    return [Finding(*_where(subject), "DP006", message)]
+    return [Finding(*_where(subject), "DP006", message + _hint(subject.node))]
+
+
+def _hint(node: ast.AST) -> str:
+    """How to write a division docpact follows, where the body divides another way."""
+    for sub in ast.walk(node):
+        name = getattr(sub, "attr", None) or getattr(sub, "id", None)
+        reciprocal = name in _RECIPROCALS or (
+            isinstance(sub, ast.BinOp)
+            and isinstance(sub.op, ast.Pow)
+            and isinstance(sub.right, ast.UnaryOp | ast.Constant)
+            and ast.unparse(sub.right).replace(" ", "") in {"-1", "-1.0"}
+        )
+        if reciprocal:
+            return (
+                f" (line {sub.lineno} multiplies by a reciprocal, which docpact does not "  # type: ignore[attr-defined]
+                "follow: write `x / divisor` or `torch.div(x, divisor)`)"
+            )
+    return (
+        " (docpact follows `/`, `//`, `torch.div` and `.div()` in this body, through its "
+        "local assignments; a division inside a helper function is not followed)"
+    )
 
 
 def _divides_by_operands(subject: Subject) -> list[Finding]:
@@ -58,18 +80,41 @@ def _divides_by_operands(subject: Subject) -> list[Finding]:
     found = divisions(subject.node) if subject.node is not None else []
     if not found:
         return findings  # DP006's finding, or DP001's for a function without source
-    best = max(chains(found), key=lambda chain: len(chain.names & set(contract.operands)))
+    live = [chain for chain in chains(found) if chain.live]
+    if not live:
+        message = (
+            f"no division in {contract.object} reaches the value it returns (its result is "
+            "unused, or overwritten before the return): return what the division computes"
+        )
+        return [*findings, Finding(path, found[0].line, "DP003", message)]
+    best = max(live, key=lambda chain: len(chain.names & set(contract.operands)))
+    used = {
+        node.id
+        for node in ast.walk(subject.node)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
     findings.extend(
         Finding(
             path,
             best.line,
             "DP003",
-            f"no division in {contract.object} computes its divisor from operand `{operand}`",
+            f"no division in {contract.object} computes its divisor from operand `{operand}`"
+            + (_ELSEWHERE if operand in used else ""),
         )
         for operand in contract.operands
         if operand not in best.names and operand not in renamed
     )
     return findings
+
+
+_ELSEWHERE = (
+    " (the body uses it, but not as a value of a returned division's divisor: through an "
+    "attribute or method such as `.numel()` or `.shape`, or elsewhere)"
+)
+
+
+# A multiplication by one of these is a division docpact cannot follow.
+_RECIPROCALS = frozenset({"reciprocal", "reciprocal_", "rsqrt", "inverse"})
 
 
 def _renamed_parameters(subject: Subject) -> list[str]:

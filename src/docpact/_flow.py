@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Binding", "Scope"]
+__all__ = ["KEEPS_VALUES", "Binding", "Scope"]
 
 _NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp)
@@ -66,11 +66,16 @@ class Scope:
         root: _Block = (id(function), "body")
         self._visit_block(function.body, _Context(frozenset({root}), root, ()), root)
 
-    def trace(self, roots: Iterable[ast.AST]) -> tuple[set[str], list[Binding]]:
+    def trace(
+        self, roots: Iterable[ast.AST], *, values_only: bool = False
+    ) -> tuple[set[str], list[Binding]]:
         """Follow the names in some expressions through the assignments that reach them.
 
         Args:
             roots: Expressions of this scope.
+            values_only: Whether to stop at an attribute or method that does not keep its
+                object's values (`x.numel()`, `x.shape`, `x.sum()`): `x` is not followed
+                there. `x.to(...)`, `x.unsqueeze(...)` and the like keep them.
 
         Returns:
             Every name and attribute name met on the way, and every assignment passed.
@@ -79,7 +84,7 @@ class Scope:
         passed: dict[int, Binding] = {}
         pending = list(roots)
         while pending:
-            for node in ast.walk(pending.pop()):
+            for node in _walk(pending.pop(), values_only=values_only):
                 if isinstance(node, ast.Attribute):
                     names.add(node.attr)
                 elif isinstance(node, ast.Name):
@@ -154,6 +159,29 @@ class Scope:
             for i, elt in enumerate(target.elts):
                 element = value.elts[i] if pairwise else value  # type: ignore[attr-defined]
                 self._bind(elt, element, kills=kills, position=position, context=context)
+
+
+# Attributes and methods that keep their object's values, elementwise: a divisor computed
+# through them is computed from the object. Any other (`numel`, `shape`, `sum`...) is not.
+KEEPS_VALUES = frozenset(
+    {"to", "type", "float", "double", "half", "bfloat16", "int", "long", "item", "tolist"}
+    | {"contiguous", "detach", "clone", "cpu", "cuda", "data", "T", "mT"}
+    | {"unsqueeze", "squeeze", "view", "view_as", "reshape", "reshape_as", "flatten"}
+    | {"expand", "expand_as", "broadcast_to", "repeat", "repeat_interleave"}
+    | {"clamp", "clamp_", "clamp_min", "clamp_max", "clip", "index_select", "gather", "take"}
+)
+
+
+def _walk(root: ast.AST, *, values_only: bool) -> Iterable[ast.AST]:
+    """`ast.walk`, that with `values_only` leaves out the object of a value-changing attribute."""
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if values_only and isinstance(node, ast.Attribute) and node.attr not in KEEPS_VALUES:
+                continue  # `x.numel()`: the attribute's name counts, `x` does not
+            pending.append(child)
 
 
 def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST, bool, _Position]]:

@@ -48,11 +48,14 @@ class Division:
             local assignments; for a chain, those of every divisor along it.
         fed_by: The indexes, in the list `divisions` returns, of the divisions whose result
             this division's dividend is computed from.
+        live: Whether the division's result reaches a value the function returns (every
+            division of a function that returns no value is live: it works in place).
     """
 
     line: int
     names: frozenset[str]
     fed_by: tuple[int, ...] = ()
+    live: bool = True
 
 
 def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division]:
@@ -73,9 +76,11 @@ def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division
         if id(node) not in inner and (operands := _operands(node)) is not None
     ]
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))  # type: ignore[attr-defined]
+    returned = [n.value for n in scope.nodes if isinstance(n, ast.Return) and n.value is not None]
+    live = _reached(scope, returned) if returned else None
     result = []
     for i, (node, dividend, divisors) in enumerate(found):
-        names, _ = scope.trace(divisors)
+        names, _ = scope.trace(divisors, values_only=True)
         _, passed = scope.trace([dividend] if dividend else [])
         reached = {
             id(sub)
@@ -84,8 +89,15 @@ def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division
             for sub in ast.walk(root)
         }
         fed_by = tuple(j for j, other in enumerate(found) if j != i and id(other[0]) in reached)
-        result.append(Division(node.lineno, frozenset(names), fed_by))  # type: ignore[attr-defined]
+        alive = live is None or id(node) in live
+        result.append(Division(node.lineno, frozenset(names), fed_by, alive))  # type: ignore[attr-defined]
     return result
+
+
+def _reached(scope: Scope, roots: list[ast.AST]) -> set[int]:
+    """The ids of every node that the values of `roots` are computed from, through assignments."""
+    _, passed = scope.trace(roots)
+    return {id(sub) for root in [*roots, *(b.source for b in passed)] for sub in ast.walk(root)}
 
 
 def chains(found: list[Division]) -> list[Division]:
@@ -96,10 +108,11 @@ def chains(found: list[Division]) -> list[Division]:
 
     Returns:
         One division per distinct chain, at the line of its last division, with the names
-        of all its divisors; a division that nothing feeds is a chain of its own.
+        of all its divisors and the liveness of the last; a division that nothing feeds is a
+        chain of its own.
     """
     return [
-        Division(division.line, names)
+        Division(division.line, names, live=division.live)
         for i, division in enumerate(found)
         for names in _chain_names(found, i, frozenset())
     ]

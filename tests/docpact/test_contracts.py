@@ -174,6 +174,32 @@ DRIFTS = {
         [(DIVIDE, "advantages.to(opmath) / divisor", "advantages.to(opmath) * divisor")],
         ("DP006", DIVIDE, "def scale_by_rollout"),
     ),
+    "division multiplied by a reciprocal instead": (
+        [(DIVIDE, "/ divisor.to(opmath)", "* divisor.to(opmath).reciprocal()")],
+        ("DP006", DIVIDE, "def scale_by_rollout"),
+    ),
+    "dead division": (
+        [
+            (
+                DIVIDE,
+                "    scaled = advantages.to(opmath) /",
+                "    scaled = advantages\n    _ = advantages.to(opmath) /",
+            )
+        ],
+        ("DP003", DIVIDE, "_ = advantages.to(opmath) /"),
+    ),
+    "division result overwritten before the return": (
+        [(DIVIDE, "    return scaled.to(", "    scaled = advantages.to(opmath)\n$")],
+        ("DP003", DIVIDE, "scaled = advantages.to(opmath) /"),
+    ),
+    "operand reached only through numel()": (
+        [(DIVIDE, "clamp(rollout_token_count *", "clamp(rollout_token_count.numel() *")],
+        ("DP003", DIVIDE, "scaled = advantages"),
+    ),
+    "operand reached only through an attribute": (
+        [(DIVIDE, "clamp(rollout_token_count *", "clamp(rollout_token_count.shape[0] *")],
+        ("DP003", DIVIDE, "scaled = advantages"),
+    ),
 }
 
 
@@ -224,6 +250,28 @@ KEPT = {
             "    if codes.numel():\n        divisor = torch.clamp(",
         ),
         (DIVIDE, "    opmath = ", "    else:\n    " + DIVISOR_AGAIN + "\n$"),
+    ],
+    "commuted product": [
+        (
+            DIVIDE,
+            "rollout_token_count * num_trained_rows",
+            "num_trained_rows * rollout_token_count",
+        ),
+    ],
+    "operand through methods that keep its values": [
+        (
+            DIVIDE,
+            "clamp(rollout_token_count *",
+            "clamp(rollout_token_count.to(torch.int64).clamp_min(0) *",
+        ),
+    ],
+    "chain of divisions": [
+        (DIVIDE, "(rollout_token_count * num_trained_rows, min=1)", "(rollout_token_count, min=1)"),
+        (DIVIDE, ".unsqueeze(-1)\n", ".unsqueeze(-1) / num_trained_rows\n"),
+    ],
+    "division returned directly": [
+        (DIVIDE, "    scaled = advantages.to(opmath) /", "    return advantages.to(opmath) /"),
+        (DIVIDE, "    return scaled.to(advantages.dtype)\n", ""),
     ],
     "docs operand named only in a subsection": [
         (GUIDE, "`num_trained_rows` counts", "### Rows\n\n`num_trained_rows` counts"),
@@ -539,3 +587,34 @@ def test_empty_or_nul_paths_are_a_configuration_error(project: Path, paths: str)
     )
     with pytest.raises(DocpactError, match=r"tool\.docpact\.paths must be a non-empty list"):
         load_config(project / PYPROJECT)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        (
+            "/ divisor.to(opmath)",
+            "* divisor.to(opmath).reciprocal()",
+            "multiplies by a reciprocal, which docpact does not follow: write `x / divisor`",
+        ),
+        ("/ divisor.to(opmath)", "* (divisor.to(opmath) ** -1)", "multiplies by a reciprocal"),
+        ("/ divisor.to(opmath)", "* _inverse_of(divisor)", "a division inside a helper function"),
+        (
+            "clamp(rollout_token_count *",
+            "clamp(rollout_token_count.numel() *",
+            "through an attribute or method such as `.numel()`",
+        ),
+        (
+            "    return scaled.to(",
+            "    scaled = advantages.to(opmath)\n    return scaled.to(",
+            "no division in ratio._divide.scale_by_rollout reaches the value it returns",
+        ),
+    ],
+)
+def test_a_flagged_rewrite_says_how_to_write_it(
+    project: Path, old: str, new: str, says: str
+) -> None:
+    """A reciprocal, a helper, a `.numel()` or a dead division: the message says what to do."""
+    drift(project / DIVIDE, old, new)
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert says in finding.message
