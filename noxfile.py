@@ -40,7 +40,10 @@ def _groups(*names: str) -> list[str]:
     return [req for name in names for req in nox.project.dependency_groups(PYPROJECT, name)]
 
 
-SHARED = ("shared", ["-e", ".[sybil]", "-e", "./rolloutnorm", *_groups("tests", "docs")])
+SHARED = (
+    "shared",
+    ["-e", ".[sybil]", "-e", "./rolloutnorm", *_groups("tests", "distributions", "docs")],
+)
 DOCS = ("docs", ["-e", ".", *_groups("docs")])
 VERL = ("verl", ["-e", ".[sybil]", "-e", "./rolloutnorm[verl]", *_groups("tests")])
 
