@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from docpact.sybil import docs_sybil
 
-pytest_collect_file = docs_sybil().pytest()
+pytest_collect_file = docs_sybil(root=Path(__file__).parents[1]).pytest()

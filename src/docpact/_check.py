@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,16 @@ __all__ = ["check_project"]
 
 # What griffe raises for a package it cannot find, read or parse.
 _LOAD_ERRORS = (ImportError, LoadingError, OSError, SyntaxError, ValueError)
+# Whether griffe's records are dropped: set only while this context loads a package, so
+# another thread's or task's griffe logging is left alone, and no logger is switched off.
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("docpact_quiet", default=False)
+
+
+def _drop_while_quiet(record: logging.LogRecord) -> bool:
+    return not _QUIET.get()
+
+
+logging.getLogger("griffe").addFilter(_drop_while_quiet)
 
 
 def check_project(config: Config) -> list[Finding]:
@@ -47,11 +58,10 @@ def check_project(config: Config) -> list[Finding]:
         store_source=False,
     )
     findings = []
-    griffe_logger = logging.getLogger("griffe")
     for package in sorted({c.package for c in config.contracts if c.package is not None}):
         contracts = [contract for contract in config.contracts if contract.package == package]
         # griffe logs a traceback for a package it cannot parse; docpact reports one line.
-        griffe_logger.disabled, was_disabled = True, griffe_logger.disabled
+        quiet = _QUIET.set(True)
         try:
             loader.load(package, try_relative_path=False)
         except _LOAD_ERRORS as error:
@@ -62,7 +72,7 @@ def check_project(config: Config) -> list[Finding]:
             ]
             continue
         finally:
-            griffe_logger.disabled = was_disabled
+            _QUIET.reset(quiet)
         if unchecked := [c.object for c in contracts if c not in extension.checked]:
             msg = (
                 f"{config.pyproject.name}: error: griffe loaded package "

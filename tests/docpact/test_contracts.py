@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import subprocess
 import sys
@@ -618,3 +619,18 @@ def test_a_flagged_rewrite_says_how_to_write_it(
     drift(project / DIVIDE, old, new)
     [finding] = check_project(load_config(project / PYPROJECT))
     assert says in finding.message
+
+
+def test_griffes_logging_is_quiet_during_a_check_only(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A package griffe cannot parse logs nothing through griffe, and no logger is switched off."""
+    drift(project / DIVIDE, "opmath = torch.float32", "opmath = torch.float32 +")
+    griffe_logger = logging.getLogger("griffe")
+    with caplog.at_level(logging.DEBUG, logger="griffe"):
+        [finding] = check_project(load_config(project / PYPROJECT))
+        assert finding.code == "DP001"
+        assert not [record for record in caplog.records if record.name.startswith("griffe")]
+        assert not griffe_logger.disabled
+        griffe_logger.warning("outside a check")
+    assert [record.getMessage() for record in caplog.records] == ["outside a check"]

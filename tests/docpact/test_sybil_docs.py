@@ -131,7 +131,13 @@ def test_an_unreadable_defaults_file_fails_its_example_naming_the_file(
     assert outcome.startswith(f"failed: docs/examples.md:31: {message}")
 
 
-def test_the_root_defaults_to_the_callers_project() -> None:
+def test_the_root_defaults_to_the_project_of_the_current_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without a root, the nearest pyproject.toml from the current folder up names it."""
+    monkeypatch.chdir(SAMPLE / "docs")
+    assert docs_sybil().path == SAMPLE / "docs"
+    monkeypatch.chdir(REPO)
     assert docs_sybil().path == REPO / "docs"
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,16 +36,16 @@ def docs_sybil(
     `<!-- skip: next if(not importable("verl"), reason="needs verl") -->`; `importable` is in
     every page's namespace, before any `setup` of yours runs.
 
-    Use it from a `conftest.py`:
+    Use it from a `conftest.py`, naming the project root (the folder of `pyproject.toml`):
 
     ```python
-    pytest_collect_file = docs_sybil().pytest()
+    pytest_collect_file = docs_sybil(root=Path(__file__).parent).pytest()
     ```
 
     Args:
         path: The folder of the pages, relative to `root`.
         root: The project root; by default the nearest folder holding a `pyproject.toml`,
-            from the caller's file upward.
+            from the current folder upward (where pytest runs).
         patterns: Glob patterns of the pages, relative to `path`.
         **options: Passed on to `sybil.Sybil` (`setup`, `fixtures`, `excludes`...).
 
@@ -54,8 +53,7 @@ def docs_sybil(
         The Sybil.
     """
     if root is None:
-        caller = inspect.currentframe().f_back  # type: ignore[union-attr]
-        root = find_pyproject(Path(caller.f_code.co_filename).parent).parent  # type: ignore[union-attr]
+        root = find_pyproject(Path.cwd()).parent
     options.setdefault("teardown", _clear)
     options["setup"] = _setup_with(options.get("setup"))
     return Sybil(
