@@ -83,9 +83,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
-    """Check the docpact contracts, then build the site with `mkdocs build --strict`."""
+    """Check the contracts and the example coverage, then build the site (`--strict`)."""
     python = _use_env(session, DOCS)
     session.run(python, "-m", "docpact", "check", external=True)
+    session.run(python, "-m", "docpact", "coverage", "--fail-under", "100", external=True)
     session.run(python, "-m", "mkdocs", "build", "--strict", "--site-dir", "site", external=True)
     session.log(f"Site built: {ROOT / 'site' / 'index.html'}")
 

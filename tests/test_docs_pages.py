@@ -32,7 +32,7 @@ COLLECTED = {
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
     "trainer-configuration.md": (18, 69),
-    "verification.md": (2, 0),
+    "verification.md": (5, 20),
     "verl.md": (6, 33),
 }
 # The examples that need verl: skipped with this reason, and this many of them, unless verl

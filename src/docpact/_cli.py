@@ -12,6 +12,7 @@ from pathlib import Path
 
 from docpact._check import check_project
 from docpact._config import find_pyproject, load_config
+from docpact._coverage import check_coverage
 from docpact._errors import DocpactError
 from docpact._registry import CODES
 
@@ -70,7 +71,44 @@ def get_parser() -> argparse.ArgumentParser:
         metavar="CODES",
         help="do not report these codes, comma-separated; applied after --select",
     )
+    coverage = commands.add_parser(
+        "coverage",
+        help="list the public objects that no executed example exercises",
+        description=(
+            "List the public objects (__all__) of packages that no executed example "
+            "exercises: a doctest in their docstring, or a docs example that runs and uses "
+            "them; then the share covered."
+        ),
+        epilog=exits,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    coverage.add_argument(
+        "packages",
+        nargs="*",
+        metavar="PACKAGE",
+        help="packages to cover (default: [tool.docpact] coverage)",
+    )
+    coverage.add_argument("--pyproject", type=Path, default=None, help="the pyproject.toml to read")
+    coverage.add_argument(
+        "--fail-under",
+        type=_percent,
+        default=None,
+        metavar="PCT",
+        help="exit 1 when fewer than PCT percent of the public objects are covered",
+    )
     return parser
+
+
+def _percent(value: str) -> float:
+    """Parse a percentage from 0 to 100."""
+    try:
+        percent = float(value)
+    except ValueError:
+        percent = -1.0
+    if not 0 <= percent <= 100:
+        msg = f"expected a percentage from 0 to 100, got {value!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return percent
 
 
 def _codes(value: str) -> frozenset[str]:
@@ -96,6 +134,8 @@ def main(args: Sequence[str] | None = None) -> int:
         to run the checks). Usage errors exit with status 2 through `SystemExit`.
     """
     options = get_parser().parse_args(args)
+    if options.command == "coverage":
+        return _coverage(options)
     with _console():
         try:
             config = load_config(options.pyproject or find_pyproject(Path.cwd()))
@@ -112,6 +152,35 @@ def main(args: Sequence[str] | None = None) -> int:
         for finding in findings:
             logger.warning("%s", finding.github() if options.format == "github" else finding)
     return 1 if findings else 0
+
+
+def _coverage(options: argparse.Namespace) -> int:
+    """Run `docpact coverage`: one line per gap, then the share covered."""
+    with _console():
+        try:
+            config = load_config(options.pyproject or find_pyproject(Path.cwd()))
+            packages = options.packages or list(config.coverage)
+            if not packages:
+                msg = (
+                    f"{config.pyproject.name}: error: no package to cover: name one, or list "
+                    "them in [tool.docpact] coverage"
+                )
+                raise DocpactError(msg)
+            result = check_coverage(config, packages)
+        except DocpactError as error:
+            logger.error("%s", error)
+            return 2
+        for finding in result.findings:
+            logger.warning("%s", finding)
+        logger.warning(
+            "coverage: %d of %d public objects have an executed example (%.1f%%)",
+            result.covered,
+            result.total,
+            result.percent,
+        )
+    below = options.fail_under is not None and result.percent < options.fail_under
+    fences = any(finding.code == "DP011" for finding in result.findings)
+    return 1 if below or fences else 0
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from docpact._registry import KINDS
 
 __all__ = ["Config", "Contract", "find_pyproject", "load_config"]
 
-_TABLE_KEYS = frozenset({"contract", "paths", "docstring-style"})
+_TABLE_KEYS = frozenset({"contract", "paths", "docstring-style", "coverage"})
 _CONTRACT_HEADER = re.compile(r"^\s*\[\[\s*tool\s*\.\s*docpact\s*\.\s*contract\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*tool\s*\.\s*docpact\s*\]")
 _ANY_HEADER = re.compile(r"^\s*\[")
@@ -91,6 +91,8 @@ class Config:
             `[tool.docpact] docstring-style`, else the `docstring_style` that `mkdocs.yml`
             gives mkdocstrings' Python handler, else `google`.
         headings: How the site gives headings their anchors, from `mkdocs.yml`.
+        coverage: The packages `docpact coverage` covers by default: `[tool.docpact]
+            coverage`.
     """
 
     pyproject: Path
@@ -98,6 +100,7 @@ class Config:
     paths: tuple[str, ...] = _DEFAULT_PATHS
     docstring_style: str = "google"
     headings: Headings = DEFAULT_HEADINGS
+    coverage: tuple[str, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -157,6 +160,13 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
         table = tool.get("docpact") if isinstance(tool, dict) else None
         contracts = _contracts(table)
         paths = _paths(table["paths"]) if "paths" in table else _DEFAULT_PATHS
+        covered = table.get("coverage", [])
+        if not isinstance(covered, list) or not all(
+            isinstance(name, str) and name and all(map(_is_name, name.split(".")))
+            for name in covered
+        ):
+            msg = f"tool.docpact.coverage must be a list of dotted package names, got {covered!r}"
+            raise ValueError(msg)
         style = table.get("docstring-style")
         if style is not None and style not in DOCSTRING_STYLES:
             msg = f"tool.docpact.docstring-style must be one of {DOCSTRING_STYLES}, got {style!r}"
@@ -187,6 +197,7 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
         paths=paths,
         docstring_style=style,
         headings=anchors,
+        coverage=tuple(covered),
     )
 
 

@@ -12,6 +12,7 @@ of the same or a higher level, so it includes its subsections.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -80,6 +81,11 @@ def sections(text: str, style: Headings | None = None) -> list[Section]:
     Returns:
         One section per heading, in page order.
     """
+    return list(_sections(text, style))
+
+
+@functools.lru_cache(maxsize=32)  # contracts often list sections of the same pages
+def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     import markdown
     from markdown.blockprocessors import HashHeaderProcessor
 
@@ -106,7 +112,7 @@ def sections(text: str, style: Headings | None = None) -> list[Section]:
     ):
         end = next((h[0] for h in headings[n + 1 :] if h[2] <= level), len(lines))
         found.append(Section(anchor, start + 1, "\n".join(lines[body:end])))
-    return found
+    return tuple(found)
 
 
 def _unblocked(lines: list[str]) -> list[str]:

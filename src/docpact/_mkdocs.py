@@ -9,6 +9,7 @@ when docpact computes anchors as the site has them.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 from dataclasses import dataclass, field
@@ -88,7 +89,7 @@ DEFAULT_HEADINGS = Headings()
 """Without `mkdocs.yml`: MkDocs' default `toc`, and `attr_list` for custom ids."""
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's, where built
     """A safe loader that also accepts the tags MkDocs configurations use."""
 
 
@@ -116,7 +117,7 @@ _Loader.add_multi_constructor("tag:yaml.org,2002:python/", _python)
 
 
 def read_mkdocs(root: Path) -> dict[str, Any] | None:
-    """Read the project's `mkdocs.yml` (or `mkdocs.yaml`) as data.
+    """Read the project's `mkdocs.yml` (or `mkdocs.yaml`) as data, once per version of it.
 
     Args:
         root: The project root.
@@ -131,6 +132,11 @@ def read_mkdocs(root: Path) -> dict[str, Any] | None:
     path = next((root / name for name in names if (root / name).is_file()), None)
     if path is None:
         return None
+    return _read(path.absolute(), path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _read(path: Path, mtime_ns: int) -> dict[str, Any]:
     where = relative(path, Path.cwd())
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)

@@ -35,10 +35,11 @@ def _object(subject: Subject) -> list[Finding]:
         article = "an" if kind[0] in "aeiou" else "a"
         message = f"{contract.object} is {article} {kind}, not a function"
         return [Finding(path, obj.lineno or 1, "DP001", message)]
-    line = getattr(subject.node, "lineno", None) or obj.lineno or 1
+    divisor = subject.kind.name == "divisor"  # the only kind that reads the body
+    line = (getattr(subject.node, "lineno", None) if divisor else None) or obj.lineno or 1
     if not obj.docstring or not obj.docstring.value.strip():
         return [Finding(path, line, "DP001", f"{contract.object} has no docstring")]
-    if subject.kind.name == "divisor" and subject.node is None:
+    if divisor and subject.node is None:
         message = f"{contract.object} has no source that docpact can read"
         return [Finding(path, line, "DP001", message)]
     return []

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docpact._config_defaults import CONFIG_DEFAULTS
+from docpact._coverage import COVERAGE_RULES
 from docpact._divisor import DIVISOR
 from docpact._names import NAMES
 from docpact._rule import Kind, Rule, Subject
@@ -29,8 +30,9 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DE
 """Every kind of contract, by the value of its `kind` key."""
 
 _BY_CODE = {rule.code: rule for kind in KINDS.values() for rule in kind.rules}
+_BY_CODE.update({rule.code: rule for rule in COVERAGE_RULES})
 RULES: tuple[Rule, ...] = tuple(_BY_CODE[code] for code in sorted(_BY_CODE))
-"""Every rule once, by code, whichever kinds share it."""
+"""Every rule once, by code, whichever kinds share it, and `docpact coverage`'s."""
 
 CODES: dict[str, str] = {rule.code: rule.summary for rule in RULES}
 """Every finding code, with what the rule under that code requires."""

@@ -55,6 +55,13 @@ class RolloutNormConfig:
         max_ppo_update_times: ``rolloutnorm.max_ppo_update_times``, the cap on mini-batch
             updates per epoch, or ``None`` for none.
         retention_seed: ``rolloutnorm.retention_seed``, the seed of the random row drops.
+
+    Examples:
+        >>> config = load_config(overrides={"actor_rollout_ref.rollout.n": 4})
+        >>> isinstance(config, RolloutNormConfig), config.rollout_n, config.mini_batch_size
+        (True, 4, 1024)
+        >>> config.replace(ppo_mini_batch_size=8).mini_batch_size
+        32
     """
 
     loss_mode: str

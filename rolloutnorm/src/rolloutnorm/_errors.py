@@ -12,4 +12,12 @@ class RolloutNormError(ValueError):
     The message starts with what is wrong and names the argument or configuration key,
     for example ``num_trained_rows must be a positive int, got 0``. It subclasses
     ``ValueError`` so callers that already catch bad values keep working.
+
+    Examples:
+        >>> from rolloutnorm import load_config
+        >>> try:
+        ...     load_config(overrides={"actor_rollout_ref.rollout.n": 0})
+        ... except RolloutNormError as error:
+        ...     print(error)
+        actor_rollout_ref.rollout.n must be a positive int, got 0
     """

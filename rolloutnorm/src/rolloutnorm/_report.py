@@ -24,6 +24,15 @@ class RolloutMass:
         rows: How many rows of the batch belong to it.
         tokens: Its response tokens over all those rows (its `rollout_token_count`).
         mass: The sum of its normalized unit advantages over its response tokens.
+
+    Examples:
+        >>> import torch
+        >>> report = rollout_mass_report(torch.ones(3, 2), ["a", "a", "b"], num_trained_rows=3)
+        >>> first = report.rollouts[0]
+        >>> isinstance(first, RolloutMass), first.rollout_id, first.rows, first.tokens
+        (True, 'a', 2, 4)
+        >>> round(first.mass, 4)
+        0.3333
     """
 
     rollout_id: Hashable
@@ -42,6 +51,17 @@ class MassReport:
     Attributes:
         rollouts: One entry per rollout, in order of first appearance.
         num_trained_rows: The `num_trained_rows` the batch was normalized with.
+
+    Examples:
+        >>> import torch
+        >>> report = rollout_mass_report(torch.ones(3, 2), ["a", "a", "b"], num_trained_rows=3)
+        >>> isinstance(report, MassReport), round(report.batch_mass, 4)
+        (True, 0.6667)
+        >>> print(report)
+        rollout  rows  tokens  mass
+        a           2       4  1/3 (0.3333)
+        b           1       2  1/3 (0.3333)
+        batch: 2 rollouts over 3 trained rows, mass 2/3 (0.6667)
     """
 
     rollouts: tuple[RolloutMass, ...]

@@ -24,6 +24,11 @@ class RetentionPlan:
     A plan with no kept rows is valid: it says that fewer candidates than one mini-batch
     remained, and the caller decides to skip the step.
 
+    Examples:
+        >>> plan = plan_retention(10, mini_batch_size=4, drop=[True] + [False] * 9)
+        >>> isinstance(plan, RetentionPlan), plan.num_trained_rows, plan.update_units_per_epoch
+        (True, 8, 2)
+
     ``str(plan)`` is one line in exactly this format (wrapped here)::
 
         RetentionPlan: 10 rows -> 8 trained (marked 1, mini_batch_floor 1,

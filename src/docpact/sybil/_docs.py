@@ -36,11 +36,8 @@ def docs_sybil(
     `<!-- skip: next if(not importable("verl"), reason="needs verl") -->`; `importable` is in
     every page's namespace, before any `setup` of yours runs.
 
-    Use it from a `conftest.py`, naming the project root (the folder of `pyproject.toml`):
-
-    ```python
-    pytest_collect_file = docs_sybil(root=Path(__file__).parent).pytest()
-    ```
+    Use it from a `conftest.py`, naming the project root (the folder of `pyproject.toml`),
+    as `pytest_collect_file = docs_sybil(root=Path(__file__).parent).pytest()`.
 
     Args:
         path: The folder of the pages, relative to `root`.
@@ -51,6 +48,14 @@ def docs_sybil(
 
     Returns:
         The Sybil.
+
+    Examples:
+        >>> from pathlib import Path
+        >>> sybil = docs_sybil(root=Path("project"))
+        >>> sybil.path == Path("project", "docs").absolute(), sybil.patterns
+        (True, ['*.md'])
+        >>> callable(sybil.pytest())
+        True
     """
     if root is None:
         root = find_pyproject(Path.cwd()).parent
