@@ -6,7 +6,8 @@ The repository holds two distributions: docpact at the root and rolloutnorm in
 
 - ``.nox/shared`` (tests, drift, bench): both packages, torch's CPU build (about 190 MB),
   the test and site tools;
-- ``.nox/docs`` (docs, serve): docpact and the site tools, no torch; mkdocstrings reads
+- ``.nox/docs`` (docs, serve): docpact with its Sybil parsers (``docpact coverage`` reads
+  the pages with them) and the site tools, no torch; mkdocstrings reads
   rolloutnorm's source without importing it;
 - ``.nox/verl`` (verl): rolloutnorm with verl (about 2 GB: ray, transformers) and the test
   tools.
@@ -44,7 +45,7 @@ SHARED = (
     "shared",
     ["-e", ".[sybil]", "-e", "./rolloutnorm", *_groups("tests", "distributions", "docs")],
 )
-DOCS = ("docs", ["-e", ".", *_groups("docs")])
+DOCS = ("docs", ["-e", ".[sybil]", *_groups("docs")])
 VERL = ("verl", ["-e", ".[sybil]", "-e", "./rolloutnorm[verl]", *_groups("tests")])
 
 

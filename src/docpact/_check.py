@@ -30,7 +30,9 @@ def _drop_while_quiet(record: logging.LogRecord) -> bool:
     return not _QUIET.get()
 
 
-logging.getLogger("griffe").addFilter(_drop_while_quiet)
+# mkdocstrings moves griffe's records to `mkdocs.plugins.griffe` once it is imported.
+for _name in ("griffe", "mkdocs.plugins.griffe"):
+    logging.getLogger(_name).addFilter(_drop_while_quiet)
 
 
 def check_project(config: Config) -> list[Finding]:

@@ -79,8 +79,10 @@ def get_parser() -> argparse.ArgumentParser:
             "exercises: a doctest in their docstring, or a docs example that runs and uses "
             "them; then the share covered."
         ),
-        epilog=exits,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "exit status: 0 covered (at least --fail-under), 1 below --fail-under or a "
+            "python fence in a docstring, 2 usage or configuration error"
+        ),
     )
     coverage.add_argument(
         "packages",
@@ -158,7 +160,8 @@ def _coverage(options: argparse.Namespace) -> int:
     """Run `docpact coverage`: one line per gap, then the share covered."""
     with _console():
         try:
-            config = load_config(options.pyproject or find_pyproject(Path.cwd()))
+            pyproject = options.pyproject or find_pyproject(Path.cwd())
+            config = load_config(pyproject, contracts=False)
             packages = options.packages or list(config.coverage)
             if not packages:
                 msg = (

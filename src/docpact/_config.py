@@ -128,11 +128,12 @@ def find_pyproject(start: str | os.PathLike[str]) -> Path:
     raise DocpactError(msg)
 
 
-def load_config(pyproject: str | os.PathLike[str]) -> Config:
+def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) -> Config:
     """Read and validate the contracts declared in a `pyproject.toml`.
 
     Args:
         pyproject: The path of the file.
+        contracts: Whether the file must declare contracts; `docpact coverage` needs none.
 
     Returns:
         The validated contracts.
@@ -158,7 +159,9 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
     try:
         tool = data.get("tool", {})
         table = tool.get("docpact") if isinstance(tool, dict) else None
-        contracts = _contracts(table)
+        if not contracts and table is None:
+            table = {}
+        declared = _contracts(table) if contracts or "contract" in table else []
         paths = _paths(table["paths"]) if "paths" in table else _DEFAULT_PATHS
         covered = table.get("coverage", [])
         if not isinstance(covered, list) or not all(
@@ -175,8 +178,8 @@ def load_config(pyproject: str | os.PathLike[str]) -> Config:
         line = _line_of_key(text, str(error))
         msg = f"{relative(path, Path.cwd())}:{line}: error: {error}"
         raise DocpactError(msg) from None
-    lines = _header_lines(text, len(contracts))
-    numbered = tuple(replace(c, line=line) for c, line in zip(contracts, lines, strict=True))
+    lines = _header_lines(text, len(declared))
+    numbered = tuple(replace(c, line=line) for c, line in zip(declared, lines, strict=True))
     for index, contract in enumerate(numbered):
         for section in contract.docs:
             page = section.partition("#")[0]

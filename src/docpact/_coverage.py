@@ -35,16 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["COVERAGE_RULES", "Coverage", "check_coverage"]
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
-_SKIP = re.compile(r"<!--\s*skip:\s*(?P<action>start|next|end)\b(?P<rest>.*?)-->", re.DOTALL)
-_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)(?: |$)")
-
-
-@dataclass(frozen=True)
-class _Example:
-    path: Path
-    line: int
-    code: str
-    executed: bool
 
 
 @dataclass(frozen=True)
@@ -82,8 +72,7 @@ def check_coverage(config: Config, packages: list[str]) -> Coverage:
         DocpactError: When a package cannot be found or has no `__all__`.
     """
     loader = GriffeLoader(search_paths=search_paths(config), allow_inspection=False)
-    examples = _page_examples(config.root / "docs")
-    used = set().union(*(_references(e.code) for e in examples if e.executed))
+    used = _page_references(config)
     findings: list[Finding] = []
     covered = total = 0
     for dotted in packages:
@@ -92,7 +81,8 @@ def check_coverage(config: Config, packages: list[str]) -> Coverage:
             total += 1
             obj = _resolve(module, name)
             own = obj is not None and _has_doctest(obj)
-            if own or name in used:
+            paths = {f"{dotted}.{name}", getattr(obj, "path", "")}
+            if own or paths & used:
                 covered += 1
                 continue
             where = obj if obj is not None else module
@@ -132,10 +122,20 @@ def _filepath(obj: object) -> Path:
 
 
 def _has_doctest(obj: object) -> bool:
+    """Whether a doctest runs in a module's, class's (its methods' too) or function's docstring.
+
+    Sybil runs no doctest of an attribute's docstring.
+    """
+    kind = obj.kind.value  # type: ignore[attr-defined]
+    if kind not in {"module", "class", "function"}:
+        return False
     docstring = getattr(obj, "docstring", None)
-    return docstring is not None and any(
+    if docstring is not None and any(
         line.lstrip().startswith(">>> ") for line in docstring.value.splitlines()
-    )
+    ):
+        return True
+    members = obj.members.values() if kind == "class" else ()  # type: ignore[attr-defined]
+    return any(not m.is_alias and m.is_function and _has_doctest(m) for m in members)
 
 
 def _docstring_fences(module: object, config: Config) -> list[Finding]:
@@ -150,11 +150,29 @@ def _docstring_fences(module: object, config: Config) -> list[Finding]:
             if match and match["info"].strip().split(" ")[0] in {"python", "py", "pycon"}:
                 path = relative(_filepath(obj), config.root)
                 message = (
-                    f"a python fence in the docstring of {obj.path} is not run (Sybil's doctest "  # type: ignore[attr-defined]
-                    "parser runs `>>>` examples): write it as a doctest, or fence it as text"
+                    f"a python fence in the docstring of {obj.path} is not run as code (the "  # type: ignore[attr-defined]
+                    "doctest parser runs its `>>>` lines only): write it as a doctest, or "
+                    "fence it as text"
                 )
-                findings.append(Finding(path, (docstring.lineno or 1) + offset, "DP011", message))
+                line = _line_in_file(obj, (docstring.lineno or 1) + offset, line)
+                findings.append(Finding(path, line, "DP011", message))
     return findings
+
+
+def _line_in_file(obj: object, near: int, text: str) -> int:
+    """The line of `text` in the object's file at or just after `near`.
+
+    griffe cleans a docstring, so its first lines may have gone (a docstring that opens with
+    a newline); the file says where the fence really is.
+    """
+    try:
+        lines = _filepath(obj).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return near
+    for line in range(near, min(near + 3, len(lines) + 1)):
+        if lines[line - 1].strip() == text.strip():
+            return line
+    return near
 
 
 def _walk(obj: object) -> list[object]:
@@ -166,83 +184,92 @@ def _walk(obj: object) -> list[object]:
     return found
 
 
-def _page_examples(docs: Path) -> list[_Example]:
-    """Every `python` fence of every page under `docs`, and whether a session runs it.
+def _page_references(config: Config) -> set[str]:
+    """The dotted names that the docs pages' examples use, where some session runs them.
 
-    As in Sybil, `skip: next` skips the next example: a whole plain block, or the first
-    `>>>` example of a doctest block; `skip: start` ... `skip: end` skips all between. A skip
-    with a condition skips only where the condition holds, so some session runs the example.
+    The pages are read by `docpact.sybil.docs_sybil`, the parser that runs them, so what
+    counts as an example, and what a skip skips, is what the tests do. A name counts by what
+    the page imported it as: `from pkg import f as g; g()` uses `pkg.f`; `import pkg;
+    pkg.f()` too. Names are followed from one example to the next on a page, which share a
+    namespace until `<!-- clear-namespace -->`.
     """
-    examples = []
-    for page in sorted(docs.rglob("*.md")) if docs.is_dir() else []:
-        text = page.read_text(encoding="utf-8")
-        lines = text.splitlines()
-        directives = {
-            text.count("\n", 0, m.start()): (m["action"], "if(" in m["rest"])
-            for m in _SKIP.finditer(text)
-        }
+    try:
+        from docpact.sybil import docs_sybil
+    except ImportError:
+        msg = "docpact coverage reads the docs pages with Sybil: pip install 'docpact[sybil]'"
+        raise DocpactError(msg) from None
+    docs = config.root / "docs"
+    if not docs.is_dir():
+        return set()
+    sybil = docs_sybil(root=config.root)
+    used: set[str] = set()
+    for page in sorted(docs.rglob("*.md")):
+        bound: dict[str, str] = {}
         pending: bool | None = None  # a `skip: next` waiting, and whether it has a condition
         block: bool | None = None  # a `skip: start` in force, and whether it has a condition
-        i = 0
-        while i < len(lines):
-            if i in directives:
-                action, conditional = directives[i]
+        for example in sybil.parse(page):
+            parsed = example.region.parsed
+            kind = type(example.region.evaluator).__name__
+            if kind == "Skipper":
+                action, reason = parsed
+                conditional = (reason or "").lstrip().startswith("if")
                 if action == "next":
                     pending = conditional
                 elif action == "start":
                     block = conditional
                 else:
                     block = None
-            match = _FENCE.match(lines[i])
-            if not match:
-                i += 1
                 continue
-            fence = match["fence"]
-            end = next(
-                (j for j in range(i + 1, len(lines)) if lines[j].strip().startswith(fence)),
-                len(lines),
-            )
-            if match["info"].strip() == "python":
-                code = "\n".join(lines[i + 1 : end])
-                runs = block is not False
-                if pending is False:  # an unconditional skip of the next example
-                    code, runs = _without_first_example(code), runs and _is_doctest(code)
-                examples.append(_Example(page, i + 1, code, runs))
-                pending = None
-            i = end + 1
-    return examples
+            if "ClearNamespace" in getattr(example.region.evaluator, "__qualname__", ""):
+                bound = {}
+                continue
+            runs = block is not False and pending is not False
+            pending = None
+            code = getattr(parsed, "source", parsed)
+            if runs and isinstance(code, str):
+                used |= _references(code, bound)
+    return used
 
 
-def _is_doctest(code: str) -> bool:
-    return any(line.lstrip().startswith(">>>") for line in code.splitlines())
+def _references(code: str, bound: dict[str, str]) -> set[str]:
+    """The dotted names an example's code uses, by what they were imported as.
 
-
-def _without_first_example(code: str) -> str:
-    """A doctest block without its first example (its `>>>` line, `...` lines and output)."""
-    lines = code.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.lstrip().startswith(">>>")]
-    return "\n".join(lines[starts[1] :]) if len(starts) > 1 else ""
-
-
-def _references(code: str) -> set[str]:
-    """The names and attribute names an example's code uses (imports alone do not count)."""
-    source = _doctest_source(code) if _PROMPT.match(code.lstrip("\n").split("\n")[0]) else code
+    Updates ``bound`` with the example's imports. A comment, a string, or an import that
+    nothing uses is not a use.
+    """
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(code)
     except SyntaxError:
         return set()
-    return {
-        node.id if isinstance(node, ast.Name) else node.attr
-        for node in ast.walk(tree)
-        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
-        or isinstance(node, ast.Attribute)
-    }
-
-
-def _doctest_source(code: str) -> str:
-    """The code of a doctest block: its `>>>` and `...` lines, without the prompts."""
-    lines = [line.lstrip() for line in code.splitlines() if _PROMPT.match(line)]
-    return "\n".join(line[4:] if len(line) > 3 else "" for line in lines)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.partition(".")[0]
+                bound[local] = alias.name if alias.asname else local
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    for node in ast.walk(tree):  # a name the example defines itself hides the import
+        defined = node.name if isinstance(node, ast.FunctionDef | ast.ClassDef) else None
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined = node.id
+        bound.pop(defined, None)  # type: ignore[arg-type]
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in bound:
+            used.add(bound[node.id])
+        elif isinstance(node, ast.Attribute):
+            parts = []
+            root: ast.AST = node
+            while isinstance(root, ast.Attribute):
+                parts.append(root.attr)
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in bound:
+                dotted = bound[root.id]
+                for part in reversed(parts):
+                    dotted = f"{dotted}.{part}"
+                    used.add(dotted)
+    return used
 
 
 COVERAGE_RULES = (

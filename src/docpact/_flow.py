@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["KEEPS_VALUES", "Binding", "Scope"]
+__all__ = ["CUTS_VALUES", "Binding", "Scope"]
 
 _NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp)
@@ -73,9 +73,10 @@ class Scope:
 
         Args:
             roots: Expressions of this scope.
-            values_only: Whether to stop at an attribute or method that does not keep its
-                object's values (`x.numel()`, `x.shape`, `x.sum()`): `x` is not followed
-                there. `x.to(...)`, `x.unsqueeze(...)` and the like keep them.
+            values_only: Whether to stop at an attribute, method or function that does not
+                give its object's values (`x.numel()`, `x.shape`, `x.sum()`, `len(x)`): `x`
+                is not followed there. `x.to(...)`, `x.unsqueeze(...)`, `x.mul(y)` and the
+                like keep them.
 
         Returns:
             Every name and attribute name met on the way, and every assignment passed.
@@ -145,6 +146,9 @@ class Scope:
         if isinstance(target, ast.Name):
             binding = Binding(value, position, kills, context)
             self._bindings.setdefault(target.id, []).append(binding)
+        elif isinstance(target, ast.Attribute):
+            # `self.x = v` or `x.attr.method()` changes the object the name holds.
+            self._bind(target.value, value, kills=False, position=position, context=context)
         elif isinstance(target, ast.Subscript):
             # `x[mask] = v` changes x, so x now depends on v too, and on its old value.
             self._bind(target.value, value, kills=False, position=position, context=context)
@@ -161,27 +165,44 @@ class Scope:
                 self._bind(elt, element, kills=kills, position=position, context=context)
 
 
-# Attributes and methods that keep their object's values, elementwise: a divisor computed
-# through them is computed from the object. Any other (`numel`, `shape`, `sum`...) is not.
-KEEPS_VALUES = frozenset(
-    {"to", "type", "float", "double", "half", "bfloat16", "int", "long", "item", "tolist"}
-    | {"contiguous", "detach", "clone", "cpu", "cuda", "data", "T", "mT"}
-    | {"unsqueeze", "squeeze", "view", "view_as", "reshape", "reshape_as", "flatten"}
-    | {"expand", "expand_as", "broadcast_to", "repeat", "repeat_interleave"}
-    | {"clamp", "clamp_", "clamp_min", "clamp_max", "clip", "index_select", "gather", "take"}
+# Attributes and methods that do not give their object's values, element by element: its
+# size, shape or type, a reduction over it, or a new tensor shaped like it. A divisor computed
+# through one of them is not computed from the object. Any other keeps it (`.to()`,
+# `.unsqueeze()`, `.clamp()`, `.mul()`...).
+CUTS_VALUES = frozenset(
+    {"numel", "nelement", "shape", "size", "dim", "ndim", "ndimension", "dtype", "device"}
+    | {"sum", "nansum", "mean", "nanmean", "prod", "max", "min", "amax", "amin", "norm"}
+    | {"std", "var", "median", "mode", "argmax", "argmin", "count_nonzero", "unique", "all"}
+    | {"any", "new_ones", "new_zeros", "new_empty", "new_full", "new_tensor", "is_floating_point"}
+)
+# Functions of the same kind, called on the object: `len(x)`, `torch.numel(x)`,
+# `torch.ones_like(x)`.
+_CUTTING_CALLS = frozenset(
+    {"len", "numel", "ones_like", "zeros_like", "empty_like", "full_like", "rand_like"}
+    | {"randn_like", "count_nonzero", "unique"}
 )
 
 
 def _walk(root: ast.AST, *, values_only: bool) -> Iterable[ast.AST]:
-    """`ast.walk`, that with `values_only` leaves out the object of a value-changing attribute."""
+    """`ast.walk`, that with `values_only` leaves out what `CUTS_VALUES` cuts off."""
     pending = [root]
     while pending:
         node = pending.pop()
         yield node
-        for child in ast.iter_child_nodes(node):
-            if values_only and isinstance(node, ast.Attribute) and node.attr not in KEEPS_VALUES:
-                continue  # `x.numel()`: the attribute's name counts, `x` does not
-            pending.append(child)
+        if values_only and _cuts(node):
+            continue  # `x.numel()`, `len(x)`: the call's or attribute's own name counts, `x` not
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def _cuts(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in CUTS_VALUES
+    if isinstance(node, ast.Call) and node.args:
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        builtin = isinstance(node.func, ast.Name) and name == "len"
+        module = isinstance(node.func, ast.Attribute) and _is_module_path(node.func.value)
+        return name in _CUTTING_CALLS and (builtin or module)
+    return False
 
 
 def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST, bool, _Position]]:
@@ -196,7 +217,24 @@ def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST, bool, _Position]]:
         return [(node.target, node.iter, False, _end(node.iter))]
     if isinstance(node, ast.withitem) and node.optional_vars:
         return [(node.optional_vars, node.context_expr, True, _end(node.context_expr))]
+    if isinstance(node, ast.Call):
+        # `x.div_(n)`, `out.append(x / n)`, `torch.div(x, n, out=buf)` change an object in
+        # place: it now depends on the call too, and on its old value.
+        targets = [k.value for k in node.keywords if k.arg == "out"]
+        if isinstance(node.func, ast.Attribute) and not _is_module_path(node.func.value):
+            targets.append(node.func.value)
+        return [(target, node, False, _end(node)) for target in targets]
     return []
+
+
+def _is_module_path(node: ast.AST) -> bool:
+    """Whether `node` reads like a module (`torch`, `torch.nn.functional`), not a local."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in _MODULE_NAMES
+
+
+_MODULE_NAMES = frozenset({"torch", "np", "numpy", "math", "operator", "jax", "jnp", "F"})
 
 
 def _end(node: ast.AST) -> _Position:

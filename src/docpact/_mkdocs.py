@@ -9,10 +9,11 @@ when docpact computes anchors as the site has them.
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +77,19 @@ class Headings:
     Attributes:
         extensions: The extensions to render headings with: `toc`, and `attr_list` if the
             site uses it.
-        configs: Their settings, Python tags resolved (a custom `slugify`).
+        toc: The `toc` settings that shape anchors (`slugify`, `separator`), as sorted
+            pairs, Python tags resolved: part of the key of any cache of anchors.
         blocks: Whether indented blocks (admonitions, details) hold headings too.
     """
 
     extensions: tuple[str, ...] = ("toc", "attr_list")
-    configs: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False)
+    toc: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def configs(self) -> dict[str, dict[str, Any]]:
+        """The settings of `extensions`, as Python-Markdown takes them."""
+        return {"toc": dict(self.toc)}
+
     blocks: bool = False
 
 
@@ -132,17 +140,20 @@ def read_mkdocs(root: Path) -> dict[str, Any] | None:
     path = next((root / name for name in names if (root / name).is_file()), None)
     if path is None:
         return None
-    return _read(path.absolute(), path.stat().st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=8)
-def _read(path: Path, mtime_ns: int) -> dict[str, Any]:
     where = relative(path, Path.cwd())
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         msg = f"{where}: error: {cannot_read(error)}"
         raise DocpactError(msg) from None
+    # A copy: callers may change what they get, and the cache keeps the file's own data.
+    return copy.deepcopy(_parse(where, text))
+
+
+@functools.lru_cache(maxsize=8)  # by the text itself: an edit is never served stale
+def _parse(where: str, text: str) -> dict[str, Any]:
+    try:
+        data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -218,4 +229,4 @@ def headings(root: Path) -> Headings:
     # Only what decides an anchor: the rendered page's permalinks and titles do not.
     toc = {key: value for key, value in toc.items() if key in {"slugify", "separator"}}
     extensions = ("toc", "attr_list") if "attr_list" in listed else ("toc",)
-    return Headings(extensions, {"toc": toc}, blocks=bool(_BLOCK_EXTENSIONS & set(listed)))
+    return Headings(extensions, tuple(sorted(toc.items())), bool(_BLOCK_EXTENSIONS & set(listed)))

@@ -76,8 +76,7 @@ def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division
         if id(node) not in inner and (operands := _operands(node)) is not None
     ]
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))  # type: ignore[attr-defined]
-    returned = [n.value for n in scope.nodes if isinstance(n, ast.Return) and n.value is not None]
-    live = _reached(scope, returned) if returned else None
+    live = _reached(scope, returned) if (returned := _returned(function, scope)) else None
     result = []
     for i, (node, dividend, divisors) in enumerate(found):
         names, _ = scope.trace(divisors, values_only=True)
@@ -92,6 +91,22 @@ def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division
         alive = live is None or id(node) in live
         result.append(Division(node.lineno, frozenset(names), fed_by, alive))  # type: ignore[attr-defined]
     return result
+
+
+def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> list[ast.AST]:
+    """The values the function gives back, or none if it may work in place.
+
+    A function whose body can end without a `return` (it falls off its end), that yields,
+    or that returns only constants (`return None`) is taken to work in place: then every
+    division counts.
+    """
+    returns = [node for node in scope.nodes if isinstance(node, ast.Return)]
+    yields = [node for node in scope.nodes if isinstance(node, ast.Yield | ast.YieldFrom)]
+    values = [node.value for node in returns if not isinstance(node.value, ast.Constant | None)]
+    last = function.body[-1] if function.body else None
+    if yields or not values or not isinstance(last, ast.Return | ast.Raise):
+        return []
+    return values
 
 
 def _reached(scope: Scope, roots: list[ast.AST]) -> set[int]:

@@ -197,6 +197,10 @@ DRIFTS = {
         [(DIVIDE, "clamp(rollout_token_count *", "clamp(rollout_token_count.numel() *")],
         ("DP003", DIVIDE, "scaled = advantages"),
     ),
+    "operand reached only through len()": (
+        [(DIVIDE, "clamp(rollout_token_count *", "clamp(len(rollout_token_count) *")],
+        ("DP003", DIVIDE, "scaled = advantages"),
+    ),
     "operand reached only through an attribute": (
         [(DIVIDE, "clamp(rollout_token_count *", "clamp(rollout_token_count.shape[0] *")],
         ("DP003", DIVIDE, "scaled = advantages"),
@@ -251,6 +255,33 @@ KEPT = {
             "    if codes.numel():\n        divisor = torch.clamp(",
         ),
         (DIVIDE, "    opmath = ", "    else:\n    " + DIVISOR_AGAIN + "\n$"),
+    ],
+    "division in place with div_": [
+        (
+            DIVIDE,
+            "    scaled = advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1)",
+            "    scaled = advantages.to(opmath)\n    scaled.div_(divisor.to(opmath).unsqueeze(-1))",
+        ),
+    ],
+    "division into an out= buffer": [
+        (
+            DIVIDE,
+            "    scaled = advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1)",
+            "    scaled = torch.empty(advantages.shape, dtype=opmath)\n"
+            "    torch.div(advantages.to(opmath), divisor.to(opmath).unsqueeze(-1), out=scaled)",
+        ),
+    ],
+    "division appended to a list that is returned from": [
+        (
+            DIVIDE,
+            "    scaled = advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1)",
+            "    parts = []\n"
+            "    parts.append(advantages.to(opmath) / divisor.to(opmath).unsqueeze(-1))\n"
+            "    scaled = parts[0]",
+        ),
+    ],
+    "operand through a method that keeps its values": [
+        (DIVIDE, "clamp(rollout_token_count *", "clamp(rollout_token_count.mul(1).abs() *"),
     ],
     "commuted product": [
         (

@@ -124,7 +124,8 @@ def test_skip_next_skips_only_the_first_example_of_a_doctest_block(project: Path
     page.write_text(
         page.read_text("utf-8").replace(
             '<!-- skip: next "never runs" -->\n```python\nimport pkg\npkg.Skipped()\n```',
-            '<!-- skip: next "never runs" -->\n```python\n>>> import pkg\n>>> pkg.Skipped()\n```',
+            '<!-- skip: next "never runs" -->\n```python\n>>> print(1)\n'
+            ">>> import pkg\n>>> pkg.Skipped()\n```",
         ),
         "utf-8",
     )
@@ -204,3 +205,50 @@ def test_this_repository_is_covered_completely() -> None:
     result = check_coverage(config, list(config.coverage))
     assert result.findings == []
     assert result.percent == 100.0
+
+
+def test_names_count_by_what_the_page_imported_them_as(project: Path) -> None:
+    """An alias of the package's object counts; a page's own function of the same name does not."""
+    page = project / "docs" / "guide.md"
+    page.write_text(
+        page.read_text("utf-8")
+        + "\n```python\n>>> from pkg import imported_only as alias\n>>> alias()\n"
+        + ">>> def in_a_comment():\n...     return 2\n>>> in_a_comment()\n2\n```\n",
+        "utf-8",
+    )
+    missing = gaps(project)
+    assert "pkg.imported_only" not in missing
+    assert "pkg.in_a_comment" in missing
+
+
+def test_a_namespace_clear_forgets_the_imports(project: Path) -> None:
+    """After `<!-- clear-namespace -->`, a name imported before it no longer counts."""
+    page = project / "docs" / "guide.md"
+    page.write_text(
+        page.read_text("utf-8") + "\n<!-- clear-namespace -->\n\n```python\nimported_only()\n```\n",
+        "utf-8",
+    )
+    assert "pkg.imported_only" in gaps(project)
+
+
+def test_a_fence_in_a_docstring_that_opens_with_a_newline_is_at_its_line(project: Path) -> None:
+    init = project / "src" / "pkg" / "__init__.py"
+    init.write_text(
+        init.read_text("utf-8").replace(
+            '"""Used by a page."""',
+            '"""\n    Used by a page.\n\n    ```python\n    x = 1\n    ```\n    """',
+        ),
+        "utf-8",
+    )
+    result = check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
+    [fence] = [f for f in result.findings if f.code == "DP011"]
+    assert fence.line == line_of(init, "```python")
+
+
+def test_coverage_needs_no_contract(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A project with only `[tool.docpact] coverage`, or none at all, can be covered."""
+    (project / "pyproject.toml").write_text('[tool.docpact]\ncoverage = ["pkg"]\n', "utf-8")
+    assert main(["coverage"]) == 0
+    (project / "pyproject.toml").write_text('[project]\nname = "pkg"\n', "utf-8")
+    assert main(["coverage", "pkg"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("coverage: 3 of 6")

@@ -113,5 +113,23 @@ def test_extensions_that_do_not_shape_anchors_are_not_loaded(tmp_path: Path) -> 
     """A site extension docpact's environment lacks (a pre-commit hook's) changes nothing."""
     config = "markdown_extensions:\n  - no_such.extension\n  - toc:\n      separator: _\n"
     (tmp_path / "mkdocs.yml").write_text(config, "utf-8")
-    assert headings(tmp_path) == Headings(("toc",), blocks=False)
+    assert headings(tmp_path) == Headings(("toc",), (("separator", "_"),), blocks=False)
     assert [s.anchor for s in sections("# A b\n", headings(tmp_path))] == ["a_b"]
+
+
+def test_anchors_are_recomputed_when_the_toc_settings_change(tmp_path: Path) -> None:
+    """The cache of sections is keyed by the toc settings too: a new separator, new anchors."""
+    page = "# Hello World\n"
+    (tmp_path / "mkdocs.yml").write_text("markdown_extensions:\n  - toc\n", "utf-8")
+    assert [s.anchor for s in sections(page, headings(tmp_path))] == ["hello-world"]
+    (tmp_path / "mkdocs.yml").write_text(
+        "markdown_extensions:\n  - toc:\n      separator: _\n", "utf-8"
+    )
+    assert [s.anchor for s in sections(page, headings(tmp_path))] == ["hello_world"]
+
+
+def test_the_settings_read_are_a_copy(tmp_path: Path) -> None:
+    """Changing what read_mkdocs returns leaves the next reader's settings alone."""
+    (tmp_path / "mkdocs.yml").write_text("site_name: a\n", "utf-8")
+    read_mkdocs(tmp_path)["site_name"] = "changed"
+    assert read_mkdocs(tmp_path)["site_name"] == "a"

@@ -45,6 +45,14 @@ class PolicyLossConfig:
     Raises:
         RolloutNormError: If a clip ratio is not a finite number in its range, or ``dp_size`` is
             not a positive int.
+
+    Examples:
+        >>> PolicyLossConfig(clip_ratio_low=0.2, clip_ratio_high=0.28, clip_ratio_c=3.0, dp_size=4)
+        PolicyLossConfig(clip_ratio_low=0.2, clip_ratio_high=0.28, clip_ratio_c=3.0, dp_size=4)
+        >>> PolicyLossConfig(0.2, 0.2, clip_ratio_c=1.0)
+        Traceback (most recent call last):
+        ...
+        rolloutnorm._errors.RolloutNormError: clip_ratio_c must be greater than 1, got 1.0
     """
 
     clip_ratio_low: float

@@ -11,6 +11,7 @@ from sybil import Sybil
 from sybil.parsers.markdown import PythonCodeBlockParser
 
 from docpact._config import find_pyproject
+from docpact._errors import DocpactError
 from docpact.sybil._config_defaults import ConfigDefaultsParser
 from docpact.sybil._skip import ConditionsClearNamespaceParser, ReasonedSkipParser, add_conditions
 
@@ -49,16 +50,24 @@ def docs_sybil(
     Returns:
         The Sybil.
 
+    Raises:
+        DocpactError: When the docs folder does not exist.
+
     Examples:
         >>> from pathlib import Path
-        >>> sybil = docs_sybil(root=Path("project"))
-        >>> sybil.path == Path("project", "docs").absolute(), sybil.patterns
+        >>> root = Path(__file__).parents[3]  # this repository, from docpact/sybil/_docs.py
+        >>> sybil = docs_sybil(root=root)
+        >>> sybil.path == (root / "docs").absolute(), sybil.patterns
         (True, ['*.md'])
         >>> callable(sybil.pytest())
         True
     """
     if root is None:
         root = find_pyproject(Path.cwd()).parent
+    folder = Path(root, path)
+    if not folder.is_dir():
+        msg = f"docs_sybil: the docs folder {folder} does not exist (root {root}, path {path})"
+        raise DocpactError(msg)
     options.setdefault("teardown", _clear)
     options["setup"] = _setup_with(options.get("setup"))
     return Sybil(
@@ -69,7 +78,7 @@ def docs_sybil(
             ConfigDefaultsParser(root),
         ],
         # An absolute path: Sybil reads a relative one from this module's folder.
-        path=str(Path(root, path).absolute()),
+        path=str(folder.absolute()),
         patterns=list(patterns),
         **options,
     )
