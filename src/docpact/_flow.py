@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["CUTS_VALUES", "Binding", "Scope"]
+__all__ = ["CUTS_VALUES", "Binding", "Scope", "is_module_path"]
 
 _NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp)
@@ -200,7 +200,7 @@ def _cuts(node: ast.AST) -> bool:
     if isinstance(node, ast.Call) and node.args:
         name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
         builtin = isinstance(node.func, ast.Name) and name == "len"
-        module = isinstance(node.func, ast.Attribute) and _is_module_path(node.func.value)
+        module = isinstance(node.func, ast.Attribute) and is_module_path(node.func.value)
         return name in _CUTTING_CALLS and (builtin or module)
     return False
 
@@ -221,20 +221,27 @@ def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST, bool, _Position]]:
         # `x.div_(n)`, `out.append(x / n)`, `torch.div(x, n, out=buf)` change an object in
         # place: it now depends on the call too, and on its old value.
         targets = [k.value for k in node.keywords if k.arg == "out"]
-        if isinstance(node.func, ast.Attribute) and not _is_module_path(node.func.value):
+        if isinstance(node.func, ast.Attribute) and not is_module_path(node.func.value):
             targets.append(node.func.value)
         return [(target, node, False, _end(node)) for target in targets]
     return []
 
 
-def _is_module_path(node: ast.AST) -> bool:
-    """Whether `node` reads like a module (`torch`, `torch.nn.functional`), not a local."""
+def is_module_path(node: ast.AST) -> bool:
+    """Whether `node` reads like a module (`torch`, `torch.linalg`), not a local value.
+
+    Args:
+        node: An expression.
+
+    Returns:
+        True for a name of `_MODULES`, or an attribute path from one.
+    """
     while isinstance(node, ast.Attribute):
         node = node.value
-    return isinstance(node, ast.Name) and node.id in _MODULE_NAMES
+    return isinstance(node, ast.Name) and node.id in _MODULES
 
 
-_MODULE_NAMES = frozenset({"torch", "np", "numpy", "math", "operator", "jax", "jnp", "F"})
+_MODULES = frozenset({"torch", "operator", "numpy", "np", "math", "jax", "jnp"})
 
 
 def _end(node: ast.AST) -> _Position:

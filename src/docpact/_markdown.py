@@ -29,7 +29,8 @@ _INLINE = re.compile(
     re.DOTALL,
 )
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+# A fence line, in a block quote too; docpact coverage reads docstrings with it as well.
+FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _SETEXT = re.compile(r"^(?:=+|-+)[ ]*$")
 # The first line of an admonition (`!!! note "Title"`) or a details block (`??? note`, `???+`).
 _BLOCK_START = re.compile(r"^(?:!!!|\?\?\?\+?)[ \t]+\S")
@@ -156,7 +157,7 @@ def _prose_lines(lines: list[str]) -> list[str]:
     prose = []
     fence = ""
     for line in lines:
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if fence:
             closes = match and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence)
             if closes and not match["info"].strip():

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from docpact._findings import Finding, relative
 from docpact._markdown import inline_code_names
 from docpact._rule import Rule
-from docpact._sources import missing_object
+from docpact._sources import filepath, missing_object
 
 if TYPE_CHECKING:
     from docpact._rule import Subject
@@ -19,17 +19,11 @@ if TYPE_CHECKING:
 __all__ = ["DOCSTRING_NAMES", "OBJECT"]
 
 
-def _filepath(obj: object) -> str:
-    # A namespace package's filepath is the list of its folders.
-    filepath = obj.filepath  # type: ignore[attr-defined]
-    return filepath[0] if isinstance(filepath, list) else filepath
-
-
 def _object(subject: Subject) -> list[Finding]:
     contract, config, obj = subject.contract, subject.config, subject.obj
     if obj is None:
         return [missing_object(contract, package=subject.package, config=config)]
-    path = relative(_filepath(obj), config.root)
+    path = relative(filepath(obj), config.root)
     if subject.kind.name == "divisor" and not obj.is_function:
         kind = obj.kind.value
         article = "an" if kind[0] in "aeiou" else "a"
@@ -48,7 +42,7 @@ def _object(subject: Subject) -> list[Finding]:
 def _docstring_names(subject: Subject) -> list[Finding]:
     contract, obj = subject.contract, subject.obj
     named = inline_code_names(obj.docstring.value)
-    path = relative(_filepath(obj), subject.config.root)
+    path = relative(filepath(obj), subject.config.root)
     line = obj.docstring.lineno or obj.lineno or 1
     noun = subject.kind.noun
     return [

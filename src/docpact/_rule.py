@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from griffe import AliasResolutionError, CyclicAliasError
+from docpact._sources import lookup
 
 if TYPE_CHECKING:
     from griffe import Module
@@ -36,14 +36,15 @@ class Rule:
         code: The finding code, `DP001`...
         summary: What the rule requires, in one line (the CLI's help and the docs show it).
         reported_at: Where a finding of the rule points.
-        check: The check, from a subject to its findings.
+        check: The check, from a contract's subject to its findings; `None` for the rules
+            of `docpact coverage`, which checks packages, not contracts.
         needs_object: Whether the check needs the object that DP001 checks.
     """
 
     code: str
     summary: str
     reported_at: str
-    check: Callable[[Subject], list[Finding]] = field(repr=False, compare=False)
+    check: Callable[[Subject], list[Finding]] | None = field(repr=False, compare=False)
     needs_object: bool = False
 
 
@@ -92,12 +93,7 @@ class Subject:
         """The object the contract names, aliases resolved, or `None` if griffe has none."""
         if self.package is None:
             return None
-        parts = self.contract.object.split(".")[1:]
-        try:
-            obj = self.package[parts] if parts else self.package
-            return obj.final_target if obj.is_alias else obj
-        except (KeyError, AliasResolutionError, CyclicAliasError):
-            return None
+        return lookup(self.package, self.contract.object.split(".")[1:])
 
     @property
     def usable(self) -> bool:

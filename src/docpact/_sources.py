@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from griffe import AliasResolutionError, CyclicAliasError
 
 from docpact._findings import Finding, relative
 
@@ -21,7 +23,30 @@ if TYPE_CHECKING:
 
     from docpact._config import Config, Contract
 
-__all__ = ["missing_object"]
+__all__ = ["filepath", "lookup", "missing_object"]
+
+
+def lookup(module: Module, parts: list[str]) -> Any:
+    """The object at a dotted path inside a griffe module, aliases resolved.
+
+    Args:
+        module: The module griffe loaded.
+        parts: The path's names below the module; none for the module itself.
+
+    Returns:
+        The object, or `None` when griffe has none there (or the alias cannot be resolved).
+    """
+    try:
+        obj = module[parts] if parts else module
+        return obj.final_target if obj.is_alias else obj
+    except (KeyError, AliasResolutionError, CyclicAliasError):
+        return None
+
+
+def filepath(obj: Any) -> Path:
+    """The file of a griffe object; a namespace package's first folder (it has a list)."""
+    path = obj.filepath
+    return path[0] if isinstance(path, list) else path
 
 
 def missing_object(

@@ -26,7 +26,7 @@ import ast
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from docpact._flow import Scope
+from docpact._flow import Scope, is_module_path
 
 __all__ = ["Division", "chains", "divisions"]
 
@@ -34,8 +34,6 @@ _DIVIDE_CALLS = frozenset(
     {"div", "div_", "divide", "divide_", "true_divide", "true_divide_", "truediv", "floordiv"}
     | {"floor_divide", "floor_divide_"}
 )
-# `torch.div(a)` is no method call on a tensor named `torch`.
-_MODULES = frozenset({"torch", "operator", "numpy", "np", "math", "jax", "jnp"})
 
 
 @dataclass(frozen=True)
@@ -171,7 +169,7 @@ def _call_operands(call: ast.Call) -> tuple[ast.AST | None, list[ast.AST]] | Non
         return None
     keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
     receiver = func.value if isinstance(func, ast.Attribute) else None
-    if receiver is not None and _is_module(receiver):
+    if receiver is not None and is_module_path(receiver):  # `torch.div(a)` is no method call
         receiver = None
     if "other" in keywords:  # torch.div(a, other=b), a.div(other=b)
         dividend = call.args[0] if call.args else receiver or keywords.get("input")
@@ -181,9 +179,3 @@ def _call_operands(call: ast.Call) -> tuple[ast.AST | None, list[ast.AST]] | Non
     if len(call.args) == 1 and receiver is not None:  # a.div(b)
         return receiver, [call.args[0]]
     return None
-
-
-def _is_module(node: ast.AST) -> bool:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id in _MODULES

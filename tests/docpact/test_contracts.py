@@ -29,6 +29,12 @@ def project(tmp_path: Path) -> Path:
     return copy_project("contract_project", tmp_path)
 
 
+def with_table(project: Path, keys: str) -> None:
+    """Give the fixture's pyproject.toml a `[tool.docpact]` table with these keys (TOML lines)."""
+    contract = "[[tool.docpact.contract]]"
+    drift(project / PYPROJECT, contract, f"[tool.docpact]\n{keys}\n\n{contract}")
+
+
 def findings(project: Path) -> list[tuple[str, str, int]]:
     return [(f.code, f.path, f.line) for f in check_project(load_config(project / PYPROJECT))]
 
@@ -433,11 +439,7 @@ def test_paths_say_where_packages_are_searched(project: Path) -> None:
         "DP001",
         "ratio._divide.scale_by_rollout does not exist: no package ratio under src/, ./",
     )
-    drift(
-        project / PYPROJECT,
-        "[[tool.docpact.contract]]",
-        '[tool.docpact]\npaths = ["lib"]\n\n[[tool.docpact.contract]]',
-    )
+    with_table(project, 'paths = ["lib"]')
     assert load_config(project / PYPROJECT).paths == ("lib",)
     assert findings(project) == []
 
@@ -456,11 +458,7 @@ def test_paths_say_where_packages_are_searched(project: Path) -> None:
 )
 def test_bad_paths_are_a_configuration_error(project: Path, table: str, error: str) -> None:
     """Paths must be a list of folders inside the project root, else DocpactError names the key."""
-    drift(
-        project / PYPROJECT,
-        "[[tool.docpact.contract]]",
-        f"[tool.docpact]\n{table}\n\n[[tool.docpact.contract]]",
-    )
+    with_table(project, table)
     with pytest.raises(DocpactError, match=error):
         load_config(project / PYPROJECT)
 
@@ -519,11 +517,7 @@ def test_a_renamed_parameter_is_found_in_the_configured_docstring_style(
     if where == "mkdocs.yml":
         drift(project / "mkdocs.yml", OPTIONS, f"{OPTIONS}            docstring_style: numpy\n")
     else:
-        drift(
-            project / PYPROJECT,
-            "[[tool.docpact.contract]]",
-            '[tool.docpact]\ndocstring-style = "numpy"\n\n[[tool.docpact.contract]]',
-        )
+        with_table(project, 'docstring-style = "numpy"')
     config = load_config(project / PYPROJECT)
     assert config.docstring_style == "numpy"
     messages = [finding.message for finding in check_project(config)]
@@ -553,11 +547,7 @@ def test_an_unknown_docstring_style_is_a_configuration_error(
     if where == "mkdocs":
         drift(project / "mkdocs.yml", OPTIONS, f"{OPTIONS}            {text}\n")
     else:
-        drift(
-            project / PYPROJECT,
-            "[[tool.docpact.contract]]",
-            f"[tool.docpact]\n{text}\n\n[[tool.docpact.contract]]",
-        )
+        with_table(project, text)
     with pytest.raises(DocpactError, match=error):
         load_config(project / PYPROJECT)
 
@@ -612,11 +602,7 @@ def test_a_bad_docs_page_is_a_configuration_error(project: Path, section: str, e
 @pytest.mark.parametrize("paths", ['[""]', '["src\\u0000"]'])
 def test_empty_or_nul_paths_are_a_configuration_error(project: Path, paths: str) -> None:
     """An empty folder name or a NUL byte in paths is refused, naming the key."""
-    drift(
-        project / PYPROJECT,
-        "[[tool.docpact.contract]]",
-        f"[tool.docpact]\npaths = {paths}\n\n[[tool.docpact.contract]]",
-    )
+    with_table(project, f"paths = {paths}")
     with pytest.raises(DocpactError, match=r"tool\.docpact\.paths must be a non-empty list"):
         load_config(project / PYPROJECT)
 

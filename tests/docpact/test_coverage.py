@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from docpact import DocpactError, load_config
+from docpact import DocpactError, Finding, load_config
 from docpact.__main__ import main
 from docpact._coverage import check_coverage
-from samples.drift import line_of
+from samples.drift import drift, line_of
 
 PYPROJECT = """\
 [project]
@@ -141,18 +141,20 @@ def test_skip_start_to_end_skips_every_block_between(project: Path) -> None:
     assert "pkg.on_a_page" in gaps(project)
 
 
-def test_a_python_fence_in_a_docstring_is_reported(project: Path) -> None:
+def fence_finding(project: Path, docstring: str) -> tuple[Finding, int]:
+    """The DP011 finding once on_a_page's docstring is this, and the fence's line in the file."""
     init = project / "src" / "pkg" / "__init__.py"
-    init.write_text(
-        init.read_text("utf-8").replace(
-            '"""Used by a page."""',
-            '"""Used by a page.\n\n    ```python\n    on_a_page()\n    ```\n    """',
-        ),
-        "utf-8",
-    )
+    drift(init, '"""Used by a page."""', docstring)
     result = check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
     [fence] = [f for f in result.findings if f.code == "DP011"]
-    assert (fence.path, fence.line) == ("src/pkg/__init__.py", line_of(init, "```python"))
+    return fence, line_of(init, "```python")
+
+
+def test_a_python_fence_in_a_docstring_is_reported(project: Path) -> None:
+    fence, line = fence_finding(
+        project, '"""Used by a page.\n\n    ```python\n    on_a_page()\n    ```\n    """'
+    )
+    assert (fence.path, fence.line) == ("src/pkg/__init__.py", line)
     assert "write it as a doctest, or fence it as text" in fence.message
 
 
@@ -232,17 +234,10 @@ def test_a_namespace_clear_forgets_the_imports(project: Path) -> None:
 
 
 def test_a_fence_in_a_docstring_that_opens_with_a_newline_is_at_its_line(project: Path) -> None:
-    init = project / "src" / "pkg" / "__init__.py"
-    init.write_text(
-        init.read_text("utf-8").replace(
-            '"""Used by a page."""',
-            '"""\n    Used by a page.\n\n    ```python\n    x = 1\n    ```\n    """',
-        ),
-        "utf-8",
+    fence, line = fence_finding(
+        project, '"""\n    Used by a page.\n\n    ```python\n    x = 1\n    ```\n    """'
     )
-    result = check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
-    [fence] = [f for f in result.findings if f.code == "DP011"]
-    assert fence.line == line_of(init, "```python")
+    assert fence.line == line
 
 
 def test_coverage_needs_no_contract(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -134,6 +134,18 @@ def direct_call(batch: VerlBatch, config: object) -> tuple[torch.Tensor, torch.T
     return loss.detach(), leaf.grad, metrics
 
 
+def verls_token_sum(batch: VerlBatch, config: ActorConfig) -> tuple[torch.Tensor, dict]:
+    """Verl's own vanilla loss in token-sum mode, on the same normalized advantages."""
+    return core_algos.compute_policy_loss_vanilla(
+        old_log_prob=batch.data["old_log_probs"],
+        log_prob=no_padding_2_padding(batch.log_probs.detach(), batch.data),
+        advantages=batch.advantages,
+        response_mask=batch.response_mask.bool(),
+        loss_agg_mode="token-sum",
+        config=config,
+    )
+
+
 @pytest.fixture(autouse=True)
 def registered() -> object:
     """The loss registered, as a trainer does at start-up."""
@@ -230,14 +242,7 @@ def test_loss_equals_verls_token_sum_mode_on_the_normalized_advantages() -> None
     config = actor_config(loss_agg_mode="token-sum")
     config.global_batch_info["dp_size"] = 2
     ours, _, our_metrics = direct_call(batch, config)
-    theirs, their_metrics = core_algos.compute_policy_loss_vanilla(
-        old_log_prob=batch.data["old_log_probs"],
-        log_prob=no_padding_2_padding(batch.log_probs.detach(), batch.data),
-        advantages=batch.advantages,
-        response_mask=batch.response_mask.bool(),
-        loss_agg_mode="token-sum",
-        config=config,
-    )
+    theirs, their_metrics = verls_token_sum(batch, config)
     torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-7)
     assert 0 < our_metrics["actor/pg_clipfrac_lower"] < our_metrics["actor/pg_clipfrac"] < 1
     assert list(our_metrics) == list(their_metrics)
@@ -274,14 +279,7 @@ def test_a_config_without_clip_ratio_c_or_global_batch_info_works_as_in_verl() -
     assert metrics["actor/pg_clipfrac_lower"] > 0  # the dual clip is in play
     assert loss == direct_call(batch, actor_config(clip_ratio_c=3.0))[0]
     assert loss != direct_call(batch, actor_config(clip_ratio_c=1.5))[0]
-    theirs, _ = core_algos.compute_policy_loss_vanilla(
-        old_log_prob=batch.data["old_log_probs"],
-        log_prob=no_padding_2_padding(batch.log_probs.detach(), batch.data),
-        advantages=batch.advantages,
-        response_mask=batch.response_mask.bool(),
-        loss_agg_mode="token-sum",
-        config=actor_config(),  # verl's own defaults, global_batch_info empty
-    )
+    theirs, _ = verls_token_sum(batch, actor_config())  # global_batch_info empty
     torch.testing.assert_close(loss, theirs, rtol=1e-6, atol=1e-7)
 
 
