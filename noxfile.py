@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Sessions for contributors and CI: tests, docs, serve, lint, drift, bench, verl.
+"""Sessions for contributors and CI: tests, docs, serve, lint, drift, bench, verl, mutate.
 
 The repository holds two distributions: docpact at the root and rolloutnorm in
 ``rolloutnorm/``. Each session's environment holds what it needs and no more:
@@ -9,6 +9,7 @@ The repository holds two distributions: docpact at the root and rolloutnorm in
 - ``.nox/docs`` (docs, serve): docpact with its Sybil parsers (``docpact coverage`` reads
   the pages with them) and the site tools, no torch; mkdocstrings reads
   rolloutnorm's source without importing it;
+- ``.nox/mutate`` (mutate): docpact, its test and site tools and mutmut, no torch;
 - ``.nox/verl`` (verl): rolloutnorm with verl (about 2 GB: ray, transformers) and the test
   tools.
 
@@ -46,6 +47,7 @@ SHARED = (
     ["-e", ".[sybil]", "-e", "./rolloutnorm", *_groups("tests", "distributions", "docs")],
 )
 DOCS = ("docs", ["-e", ".[sybil]", *_groups("docs")])
+MUTATE = ("mutate", ["-e", ".[sybil]", *_groups("tests", "docs", "mutate")])
 VERL = ("verl", ["-e", ".[sybil]", "-e", "./rolloutnorm[verl]", *_groups("tests")])
 
 
@@ -142,3 +144,17 @@ def verl(session: nox.Session) -> None:
         "rolloutnorm/src/rolloutnorm/verl.py",
     )
     session.run(python, "-m", "pytest", *paths, *session.posargs, external=True)
+
+
+@nox.session(venv_backend="none")
+def mutate(session: nox.Session) -> None:
+    """Mutation-test docpact against its tests, and judge the survivors (slow: not in CI).
+
+    mutmut works in ``mutants/`` (``[tool.mutmut]`` in pyproject.toml); a second run
+    tests only what changed. ``scripts/mutation_report.py`` then fails below a 95% kill
+    rate, on a survivor missing from ``tests/docpact/surviving_mutants.toml`` and on a
+    reviewed entry that no longer survives. Options after ``--`` go to ``mutmut run``.
+    """
+    python = _use_env(session, MUTATE)
+    session.run(python, "-m", "mutmut", "run", *session.posargs, external=True)
+    session.run(python, "scripts/mutation_report.py", external=True)
