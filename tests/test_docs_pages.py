@@ -31,7 +31,7 @@ COLLECTED = {
     "index.md": (2, 3),
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
-    "trainer-configuration.md": (18, 69),
+    "trainer-configuration.md": (20, 79),
     "verification.md": (5, 20),
     "verl.md": (6, 33),
 }

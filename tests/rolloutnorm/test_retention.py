@@ -69,12 +69,25 @@ def test_no_rows_is_a_valid_plan() -> None:
 
 
 def test_str_format() -> None:
-    """The str of a plan is the documented one-line summary."""
+    """The str of a plan is the documented summary: counts of rows, one line per kind."""
     plan = plan_retention(10, mini_batch_size=4, drop=[True] + [False] * 9)
     assert str(plan) == (
-        "RetentionPlan: 10 rows -> 8 trained (marked 1, mini_batch_floor 1, "
-        "max_ppo_update_times 0), 2 update units per epoch"
+        "RetentionPlan: 10 rows -> 8 trained, 2 update units per epoch\n"
+        "  dropped: 1 marked, 1 at the mini-batch floor, 0 at the update cap"
     )
+
+
+def test_str_says_one_update_unit_and_the_same_reward_drops() -> None:
+    """One update unit is singular, and drops taken from same-reward groups get their line."""
+    plan = plan_retention(
+        6, mini_batch_size=4, group_ids=["g", "g", "h", "h", "k", "k"], rewards=[1, 1, 0, 1, 0, 1]
+    )
+    assert str(plan) == (
+        "RetentionPlan: 6 rows -> 4 trained, 1 update unit per epoch\n"
+        "  dropped: 0 marked, 2 at the mini-batch floor, 0 at the update cap\n"
+        "  same-reward groups first: 2 of the floor and cap drops"
+    )
+    assert plan.dropped_indices == (0, 1)
 
 
 def test_plan_is_immutable() -> None:

@@ -29,13 +29,15 @@ class RetentionPlan:
         >>> isinstance(plan, RetentionPlan), plan.num_trained_rows, plan.update_units_per_epoch
         (True, 8, 2)
 
-    ``str(plan)`` is one line in exactly this format (wrapped here)::
+    ``str(plan)`` is a summary in exactly this format::
 
-        RetentionPlan: 10 rows -> 8 trained (marked 1, mini_batch_floor 1,
-        max_ppo_update_times 0), 2 update units per epoch
+        RetentionPlan: 10 rows -> 8 trained, 2 update units per epoch
+          dropped: 1 marked, 1 at the mini-batch floor, 0 at the update cap
 
-    the numbers being ``num_rows``, ``num_trained_rows``, the three ``dropped`` counts and
-    ``update_units_per_epoch``.
+    the numbers being ``num_rows``, ``num_trained_rows``, ``update_units_per_epoch`` and the
+    three ``dropped`` counts: rows, not settings. When some of the floor and cap drops came
+    from same-reward groups, a third line says how many
+    (``  same-reward groups first: 2 of the floor and cap drops``).
 
     Attributes:
         kept_indices: Original indices of the trained rows, ascending.
@@ -77,11 +79,20 @@ class RetentionPlan:
         return tuple(np.flatnonzero(mask).tolist())
 
     def __str__(self) -> str:
-        reasons = ", ".join(f"{reason} {self.dropped[reason]}" for reason in _REASONS)
-        return (
-            f"RetentionPlan: {self.num_rows} rows -> {self.num_trained_rows} trained "
-            f"({reasons}), {self.update_units_per_epoch} update units per epoch"
-        )
+        units = self.update_units_per_epoch
+        dropped = self.dropped
+        lines = [
+            f"RetentionPlan: {self.num_rows} rows -> {self.num_trained_rows} trained, "
+            f"{units} update unit{'' if units == 1 else 's'} per epoch",
+            f"  dropped: {dropped['marked']} marked, {dropped['mini_batch_floor']} at the "
+            f"mini-batch floor, {dropped['max_ppo_update_times']} at the update cap",
+        ]
+        if self.dropped_from_same_reward_groups:
+            lines.append(
+                f"  same-reward groups first: {self.dropped_from_same_reward_groups} of the "
+                "floor and cap drops"
+            )
+        return "\n".join(lines)
 
 
 def _as_row_array(values: object, name: str, num_rows: int, *, objects: bool = False) -> np.ndarray:

@@ -106,7 +106,12 @@ def retain_and_normalize(
         seed=config.retention_seed,
     )
     if plan.num_trained_rows == 0:
-        msg = f"no rows left to train: {plan}"
+        dropped = plan.dropped
+        msg = (
+            f"no rows left to train: of {plan.num_rows} rows, {dropped['marked']} marked, "
+            f"{dropped['mini_batch_floor']} dropped at the floor to whole mini-batches of "
+            f"{plan.mini_batch_size} rows and {dropped['max_ppo_update_times']} at the update cap"
+        )
         raise RolloutNormError(msg)
     # check_batch made sure the mask is on the device of the advantages.
     kept = torch.tensor(plan.kept_indices, dtype=torch.int64, device=advantages.device)
