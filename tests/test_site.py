@@ -369,3 +369,39 @@ def test_a_formula_latex2mathml_fails_or_mangles_is_refused(
 ) -> None:
     with pytest.raises(ValueError, match=re.escape(reason)):
         hook.to_mathml(latex, display="block")
+
+
+BREAKS = load_hook("break_points")
+
+
+def test_table_code_gets_a_break_point_after_each_dot_and_underscore_only() -> None:
+    """Inside a table, inline code may wrap after `.` or `_`; code elsewhere is left as it is."""
+    html = (
+        "<p><code>a_b.c</code></p><table><tr><td><code>actor_rollout_ref.actor.clip_ratio_c</code>"
+        '</td><td><code class="x">ppo_epochs</code> and <code>n</code></td></tr></table>'
+    )
+    assert BREAKS.add_break_points(html) == (
+        "<p><code>a_b.c</code></p><table><tr><td><code>actor_<wbr>rollout_<wbr>ref.<wbr>"
+        'actor.<wbr>clip_<wbr>ratio_<wbr>c</code></td><td><code class="x">ppo_<wbr>epochs</code>'
+        " and <code>n</code></td></tr></table>"
+    )
+
+
+def test_a_trailing_or_doubled_separator_gets_no_empty_break_point() -> None:
+    """A break point goes only between a separator and the next name character."""
+    html = "<table><td><code>__init__.</code></td></table>"
+    assert BREAKS.add_break_points(html) == "<table><td><code>__<wbr>init__.</code></td></table>"
+
+
+def test_the_configuration_table_wraps_its_keys_only_at_dots_and_underscores(
+    site: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    """The built trainer page's key column carries break points; its search text does not."""
+    _, directory = site
+    html = (directory / "trainer-configuration.html").read_text(encoding="utf-8")
+    assert (
+        "<code>actor_<wbr>rollout_<wbr>ref.<wbr>actor.<wbr>clip_<wbr>ratio_<wbr>high</code>" in html
+    )
+    index = (directory / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "actor_rollout_ref.actor.clip_ratio_high" in index
+    assert "wbr" not in index
