@@ -405,3 +405,33 @@ def test_the_configuration_table_wraps_its_keys_only_at_dots_and_underscores(
     index = (directory / "search" / "search_index.json").read_text(encoding="utf-8")
     assert "actor_rollout_ref.actor.clip_ratio_high" in index
     assert "wbr" not in index
+
+
+NOT_FOUND = load_hook("not_found")
+
+
+def test_the_404_page_gets_urls_relative_to_the_root_and_the_root_base_when_served() -> None:
+    """Root-absolute URLs lose their slash, other sites' keep theirs, and a served page gets `/`."""
+    html = (
+        '<html><head><link href="/assets/a.css"><script src="/assets/b.js"></script></head>'
+        '<body><a href="/index.html">Home</a><a href="//e.com/x">x</a><a href="https://e.com/">e</a>'
+        '<script id="__config">{"base": "/", "search": "/assets/w.js"}</script></body></html>'
+    )
+    assert NOT_FOUND.relative_to_root(html) == (
+        "<html><head>" + NOT_FOUND.SERVED_BASE + '<link href="assets/a.css">'
+        '<script src="assets/b.js"></script></head><body><a href="index.html">Home</a>'
+        '<a href="//e.com/x">x</a><a href="https://e.com/">e</a>'
+        '<script id="__config">{"base": ".", "search": "assets/w.js"}</script></body></html>'
+    )
+
+
+def test_the_built_404_page_names_no_root_absolute_url(
+    site: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    """Every URL of the built 404.html but the served base resolves beside it, from disk."""
+    _, directory = site
+    html = (directory / "404.html").read_text(encoding="utf-8")
+    assert html.count(NOT_FOUND.SERVED_BASE) == 1
+    rest = html.replace(NOT_FOUND.SERVED_BASE, "")
+    assert re.findall(r'(?:href|src)="/(?!/)[^"]*"', rest) == []
+    assert '"base": "."' in rest
