@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Sessions for contributors and CI: tests, docs, serve, lint, drift, bench, verl, mutate.
+"""Sessions for contributors and CI: tests, docs, site, serve, lint, drift, bench, verl, mutate.
 
 The repository holds two distributions: docpact at the root and rolloutnorm in
 ``rolloutnorm/``. Each session's environment holds what it needs and no more:
@@ -9,6 +9,8 @@ The repository holds two distributions: docpact at the root and rolloutnorm in
 - ``.nox/docs`` (docs, serve): docpact with its Sybil parsers (``docpact coverage`` reads
   the pages with them) and the site tools, no torch; mkdocstrings reads
   rolloutnorm's source without importing it;
+- ``.nox/site`` (site): docpact, the site tools, pytest and Playwright, which drives
+  Debian's Chromium (installed apart: ``apt-get install chromium``), no torch;
 - ``.nox/mutate`` (mutate): docpact, its test and site tools and mutmut, no torch;
 - ``.nox/verl`` (verl): rolloutnorm with verl (about 2 GB: ray, transformers) and the test
   tools.
@@ -47,6 +49,7 @@ SHARED = (
     ["-e", ".[sybil]", "-e", "./rolloutnorm", *_groups("tests", "distributions", "docs")],
 )
 DOCS = ("docs", ["-e", ".[sybil]", *_groups("docs")])
+SITE = ("site", ["-e", ".[sybil]", *_groups("tests", "docs", "site")])
 MUTATE = ("mutate", ["-e", ".[sybil]", *_groups("tests", "docs", "mutate")])
 VERL = ("verl", ["-e", ".[sybil]", "-e", "./rolloutnorm[verl]", *_groups("tests")])
 
@@ -92,6 +95,22 @@ def docs(session: nox.Session) -> None:
     session.run(python, "-m", "docpact", "coverage", "--fail-under", "100", external=True)
     session.run(python, "-m", "mkdocs", "build", "--strict", "--site-dir", "site", external=True)
     session.log(f"Site built: {ROOT / 'site' / 'index.html'}")
+
+
+@nox.session(venv_backend="none")
+def site(session: nox.Session) -> None:
+    """Build the site and load every page in Chromium, served and from disk (tests/browser)."""
+    python = _use_env(session, SITE)
+    session.run(
+        python,
+        "-m",
+        "pytest",
+        "tests/browser",
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+        external=True,
+    )
 
 
 @nox.session(venv_backend="none")

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Collect ``tests/rolloutnorm/verl_session/`` only where verl is installed: in ``nox -s verl``.
+"""Collect ``tests/rolloutnorm/verl_session/`` only where verl is installed (``nox -s verl``),
+and ``tests/browser/`` only where Playwright is (``nox -s site``).
 
 Asked of importlib itself, not of docpact, which ``nox -s mutate`` replaces with mutants.
 """
@@ -9,3 +10,6 @@ from __future__ import annotations
 from importlib.util import find_spec
 
 collect_ignore = [] if find_spec("verl") is not None else ["rolloutnorm/verl_session"]
+# The browser tests need Playwright, which only `nox -s site` installs.
+if find_spec("playwright") is None:
+    collect_ignore.append("browser")

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+"""MkDocs hook: the copy button of a doctest block copies code that runs, not the transcript.
+
+Material copies a code block's text, or the `data-copy` attribute of an element around it
+when there is one. A doctest block shows `>>>` and `...` prompts and the expected output,
+which pasted into Python do not run. For every highlighted block whose text starts with a
+`>>>` prompt, this hook reads the examples with the standard library's doctest parser and
+puts their source alone, in order, in `data-copy` on the block's `<div class="highlight">`.
+The page still shows the prompts and the outputs.
+"""
+
+from __future__ import annotations
+
+import doctest
+import html
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
+
+BLOCK = re.compile(r'<div class="highlight">(?P<body><pre>.*?</code></pre>)', re.DOTALL)
+TAG = re.compile(r"<[^>]+>")
+PARSER = doctest.DocTestParser()
+
+
+def runnable_source(text: str) -> str | None:
+    """The examples' source in `text`, a doctest transcript, or None if it is not one."""
+    if not text.lstrip().startswith(">>>"):
+        return None
+    return "".join(example.source for example in PARSER.get_examples(text))
+
+
+def add_copy_text(page_html: str) -> str:
+    """Return `page_html` with `data-copy` on every doctest block: its code, without prompts."""
+
+    def block(match: re.Match[str]) -> str:
+        source = runnable_source(html.unescape(TAG.sub("", match["body"])))
+        if source is None:
+            return match.group()
+        return f'<div class="highlight" data-copy="{html.escape(source)}">{match["body"]}'
+
+    return BLOCK.sub(block, page_html)
+
+
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Add the copy text to every page's doctest blocks."""
+    return add_copy_text(html)

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: MIT
+"""Every page of the built site, in Chromium, served on 127.0.0.1 and opened from disk."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from site_urls import ROOT, is_inside
+
+DOCS = ROOT / "docs"
+PAGES = sorted(
+    path.relative_to(DOCS).with_suffix(".html").as_posix()
+    for path in DOCS.rglob("*.md")
+    if "hooks" not in path.parts
+)
+WHERE = pytest.mark.parametrize("served", [True, False], ids=["served", "from-disk"])
+SCREENSHOTS = ROOT / "site-screenshots"
+
+# LaTeX left in a page's text: a command, display dollars, or a dollar before a command.
+RAW_MATH = r"\\[a-zA-Z]+[{_^]|\$\$|\$\\"
+TEXT_OUTSIDE_CODE = """() => {
+    const article = document.querySelector("article").cloneNode(true);
+    article.querySelectorAll("pre, code, script, math").forEach((node) => node.remove());
+    return article.textContent;
+}"""
+MATH_BOXES = """() => Array.from(document.querySelectorAll("math"), (math) => {
+    const box = math.getBoundingClientRect();
+    return [box.width, box.height];
+})"""
+OVERFLOWING_CODE = """() => Array.from(document.querySelectorAll(".highlight code"))
+    .filter((code) => code.scrollWidth > code.clientWidth)
+    .map((code) => code.textContent.split("\\n").reduce((a, b) => (b.length > a.length ? b : a)))"""
+
+
+@WHERE
+@pytest.mark.parametrize("path", PAGES)
+def test_a_page_loads_with_no_error_no_request_off_the_site_and_rendered_math(
+    open_page, server, site_dir, path, served
+) -> None:
+    """No console error or uncaught exception, nothing fetched elsewhere, math drawn."""
+    page, visit = open_page(path, served=served)
+    page.wait_for_load_state("networkidle")
+    assert visit.errors == []
+    assert [
+        url for url in visit.requests if not is_inside(url, server=server, site_dir=site_dir)
+    ] == []
+    assert all(width > 0 and height > 0 for width, height in page.evaluate(MATH_BOXES))
+    assert re.search(RAW_MATH, page.evaluate(TEXT_OUTSIDE_CODE)) is None
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+@pytest.mark.parametrize("path", PAGES)
+def test_no_code_block_is_wider_than_its_box(open_page, path, width) -> None:
+    """At desktop widths every example fits: no highlighted code scrolls sideways."""
+    page, _ = open_page(path, served=True, width=width)
+    assert page.evaluate(OVERFLOWING_CODE) == []
+    white_space = "(code) => getComputedStyle(code).whiteSpace"
+    assert set(
+        page.locator(".highlight code").evaluate_all(f"(all) => all.map({white_space})")
+    ) <= {"pre"}
+
+
+@WHERE
+@pytest.mark.parametrize("width", [1280, 375])
+def test_search_lists_the_trainer_page(open_page, served, width) -> None:
+    """Searching num_trained_rows lists the trainer page, on a desktop and on a phone."""
+    page, visit = open_page("index.html", served=served, width=width)
+    if width < 1220:
+        # On a phone the header shows only the search icon, which opens the search.
+        page.click("label.md-header__button[for='__search']")
+    else:
+        page.click("input.md-search__input")
+    # Typed once the opened search has focused its input, as a reader types.
+    page.wait_for_function("() => document.activeElement?.matches('input.md-search__input')")
+    page.locator("input.md-search__input").press_sequentially("num_trained_rows")
+    results = page.locator(".md-search-result__item a")
+    results.first.wait_for(timeout=10_000)
+    links = results.evaluate_all("(links) => links.map((link) => link.href)")
+    assert any("trainer-configuration.html" in link for link in links)
+    assert visit.errors == []
+
+
+@WHERE
+def test_every_internal_link_and_anchor_resolves(open_page, server, site_dir, served) -> None:
+    """Each link between pages names a page of the site, and each #anchor an id on it."""
+    ids: dict[str, set[str]] = {}
+    links: list[tuple[str, str]] = []
+    for path in PAGES:
+        page, _ = open_page(path, served=served)
+        ids[page.url.split("#")[0]] = set(
+            page.evaluate("() => Array.from(document.querySelectorAll('[id]'), (e) => e.id)")
+        )
+        hrefs = page.evaluate(
+            "() => Array.from(document.querySelectorAll('a[href]'), (a) => a.href)"
+        )
+        links += [
+            (path, href) for href in hrefs if is_inside(href, server=server, site_dir=site_dir)
+        ]
+        page.close()
+    broken = []
+    for source, href in links:
+        target, _, anchor = href.partition("#")
+        if target.endswith("/"):
+            target += "index.html"
+        if target not in ids or (anchor and anchor not in ids[target]):
+            broken.append((source, href))
+    assert broken == []
+
+
+@WHERE
+def test_the_palette_toggle_switches_between_light_and_dark(open_page, served) -> None:
+    """The header's toggle turns the light scheme dark, and back."""
+    page, visit = open_page("index.html", served=served)
+    scheme = "() => document.body.getAttribute('data-md-color-scheme')"
+    assert page.evaluate(scheme) == "default"
+    page.locator("form[data-md-component='palette'] label:visible").click()
+    assert page.evaluate(scheme) == "slate"
+    page.locator("form[data-md-component='palette'] label:visible").click()
+    assert page.evaluate(scheme) == "default"
+    assert visit.errors == []
+
+
+def test_the_404_page_from_disk_is_styled(open_page) -> None:
+    """404.html read from disk loads the theme's style sheets and script: a styled header."""
+    page, visit = open_page("404.html", served=False)
+    assert visit.errors == []
+    assert (
+        page.evaluate("() => getComputedStyle(document.querySelector('.md-header')).position")
+        == "sticky"
+    )
+    assert page.evaluate("() => document.documentElement.classList.contains('js')")
+
+
+def test_the_copy_button_of_a_doctest_block_copies_runnable_code(open_page) -> None:
+    """Copying a doctest block gives its code, no prompts or outputs; the page still shows them."""
+    page, _ = open_page(
+        "trainer-configuration.html", served=True, permissions=["clipboard-read", "clipboard-write"]
+    )
+    block = page.locator("div.highlight[data-copy]").first
+    block.hover()
+    block.locator("button.md-clipboard, button.md-code__button").first.click()
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert ">>>" not in copied
+    assert "..." not in copied.replace("...)", "")
+    compile(copied, "<copied>", "exec")
+    assert ">>>" in block.inner_text()
+
+
+@pytest.mark.parametrize("path", ["trainer-configuration.html"])
+def test_a_table_key_wraps_only_at_a_dot_or_an_underscore(open_page, path) -> None:
+    """At a phone's width each line of a wrapped configuration key ends at `.` or `_`."""
+    page, _ = open_page(path, served=True, width=375)
+    lines = page.evaluate(
+        """() => Array.from(document.querySelectorAll("table code"), (code) => {
+            const range = document.createRange();
+            const tops = [];
+            let line = "";
+            const out = [];
+            for (const node of code.childNodes) {
+                if (node.nodeType !== Node.TEXT_NODE) continue;
+                for (let i = 0; i < node.length; i++) {
+                    range.setStart(node, i);
+                    range.setEnd(node, i + 1);
+                    const top = Math.round(range.getBoundingClientRect().top);
+                    if (tops.length && top !== tops[tops.length - 1]) { out.push(line); line = ""; }
+                    tops.push(top);
+                    line += node.data[i];
+                }
+            }
+            out.push(line);
+            return out;
+        })"""
+    )
+    wrapped = [key for key in lines if len(key) > 1]
+    assert wrapped, "no key wraps at 375 px: the check proves nothing"
+    assert all(line[-1] in "._" for key in wrapped for line in key[:-1])
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+@pytest.mark.parametrize("path", PAGES)
+def test_screenshot_of_every_page_in_both_palettes(open_page, path, scheme) -> None:
+    """A full-page screenshot of each page in each palette, for people to look at."""
+    page, _ = open_page(path, served=True, color_scheme="dark" if scheme == "slate" else "light")
+    assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == scheme
+    target = SCREENSHOTS / f"{Path(path).with_suffix('').as_posix().replace('/', '-')}-{scheme}.png"
+    target.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(target), full_page=True)
+    assert target.stat().st_size > 0
