@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""Collect ``tests/rolloutnorm/verl_session/`` only where verl is installed (``nox -s verl``),
-and ``tests/browser/`` only where Playwright is (``nox -s site``).
+"""Collect the tests that need verl or Playwright only where a session installs them.
+
+``tests/rolloutnorm/verl_session/`` needs verl (``nox -s verl``), ``tests/browser/`` needs
+Playwright (``nox -s site``).
 
 Asked of importlib itself, not of docpact, which ``nox -s mutate`` replaces with mutants.
 """

@@ -48,7 +48,6 @@ def get_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--pyproject",
         type=Path,
-        default=None,
         help="the pyproject.toml to read (default: the nearest one from the current folder up)",
     )
     check.add_argument(
@@ -60,7 +59,6 @@ def get_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--select",
         type=_codes,
-        default=None,
         metavar="CODES",
         help="report only these codes, comma-separated (DP002,DP004); default: every code",
     )
@@ -90,11 +88,10 @@ def get_parser() -> argparse.ArgumentParser:
         metavar="PACKAGE",
         help="packages to cover (default: [tool.docpact] coverage)",
     )
-    coverage.add_argument("--pyproject", type=Path, default=None, help="the pyproject.toml to read")
+    coverage.add_argument("--pyproject", type=Path, help="the pyproject.toml to read")
     coverage.add_argument(
         "--fail-under",
         type=_percent,
-        default=None,
         metavar="PCT",
         help="exit 1 when fewer than PCT percent of the public objects are covered",
     )
@@ -103,12 +100,12 @@ def get_parser() -> argparse.ArgumentParser:
 
 def _percent(value: str) -> float:
     """Parse a percentage from 0 to 100."""
+    msg = f"expected a percentage from 0 to 100, got {value!r}"
     try:
         percent = float(value)
     except ValueError:
-        percent = -1.0
+        raise argparse.ArgumentTypeError(msg) from None
     if not 0 <= percent <= 100:
-        msg = f"expected a percentage from 0 to 100, got {value!r}"
         raise argparse.ArgumentTypeError(msg)
     return percent
 
@@ -143,7 +140,7 @@ def main(args: Sequence[str] | None = None) -> int:
             config = load_config(options.pyproject or find_pyproject(Path.cwd()))
             findings = check_project(config)
         except DocpactError as error:
-            logger.error("%s", error)
+            logger.error(error)
             return 2
         findings = [
             finding
@@ -152,7 +149,7 @@ def main(args: Sequence[str] | None = None) -> int:
             and finding.code not in options.ignore
         ]
         for finding in findings:
-            logger.warning("%s", finding.github() if options.format == "github" else finding)
+            logger.warning(finding.github() if options.format == "github" else finding)
     return 1 if findings else 0
 
 
@@ -171,10 +168,10 @@ def _coverage(options: argparse.Namespace) -> int:
                 raise DocpactError(msg)
             result = check_coverage(config, packages)
         except DocpactError as error:
-            logger.error("%s", error)
+            logger.error(error)
             return 2
         for finding in result.findings:
-            logger.warning("%s", finding)
+            logger.warning(finding)
         logger.warning(
             "coverage: %d of %d public objects have an executed example (%.1f%%)",
             result.covered,

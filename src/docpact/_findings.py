@@ -38,18 +38,21 @@ class Finding:
         Returns:
             One `::error` workflow command that GitHub shows on the file and line.
         """
-        file, title = _escape(self.path, property=True), _escape(self.code, property=True)
-        message = _escape(self.message, property=False)
-        return f"::error file={file},line={self.line},title={title}::{message}"
+        file, title = _escape_property(self.path), _escape_property(self.code)
+        return f"::error file={file},line={self.line},title={title}::{_escape(self.message)}"
 
 
-def _escape(text: str, *, property: bool) -> str:
-    """Escape a workflow command's message, or one of its properties (``file=...``).
+def _escape(text: str) -> str:
+    """Escape a workflow command's message: ``%`` and the line breaks that would end it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    """Escape one of a workflow command's properties (``file=...``).
 
     A property also escapes ``:`` and ``,``, which would end the property list or the value.
     """
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return text.replace(":", "%3A").replace(",", "%2C") if property else text
+    return _escape(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def relative(path: Path, root: Path) -> str:

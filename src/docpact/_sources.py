@@ -99,6 +99,7 @@ def unreadable(file: Path) -> tuple[int, str] | None:
         data = file.read_bytes()
     except OSError as error:
         return 1, f"cannot be opened ({error.strerror})"
+    # Before parsing: a NUL is a ValueError to Python 3.11's parser, a SyntaxError to 3.12's.
     if (nul := data.find(b"\0")) >= 0:
         return data.count(b"\n", 0, nul) + 1, "holds a NUL byte"
     try:
@@ -109,8 +110,6 @@ def unreadable(file: Path) -> tuple[int, str] | None:
         ast.parse(text, filename=str(file))
     except SyntaxError as error:
         return error.lineno or 1, f"has a syntax error ({error.msg})"
-    except ValueError as error:
-        return 1, f"cannot be parsed ({error})"
     return None
 
 
@@ -131,9 +130,9 @@ def _source_files(contract: Contract, package: Module | None, config: Config) ->
         else:  # a single module has no submodules
             files.append(path)
             continue
-        for i in range(1, len(parts) + 1):
-            base = folder.joinpath(*parts[:i])
-            files += [base.with_name(f"{base.name}.py"), base / "__init__.py"]
+        for part in parts:
+            files += [folder / f"{part}.py", folder / part / "__init__.py"]
+            folder = folder / part
     return [file for file in files if file.is_file()]
 
 

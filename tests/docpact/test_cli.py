@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""The `docpact check` command line, run in-process with `main([...])`."""
+"""The `docpact` command line, run in-process with `main([...])`."""
 
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +14,13 @@ import pytest
 import docpact
 from docpact import CODES, ContractExtension, Finding
 from docpact.__main__ import main
+from docpact._cli import get_parser
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
 GUIDE = "docs/guide.md"
+VERIFICATION = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
+PROMPT = "$ python3 -m docpact "
+CONSOLE = re.compile(r"^```console\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
 @pytest.fixture
@@ -237,6 +242,7 @@ def test_select_and_ignore_filter_findings_by_code(
     [
         ("DP999", "unknown code DP999; the codes are DP001, DP002"),
         ("DP002,XX", "unknown code XX;"),
+        ("XX,DP999", "unknown code DP999, XX; the codes are DP001"),
         (",", "expected comma-separated codes"),
     ],
 )
@@ -254,7 +260,113 @@ def test_an_unknown_code_is_a_usage_error(
 
 def test_github_format_escapes_the_file_property() -> None:
     """A path with `:` or `,` is escaped in file=, so GitHub reads the whole path."""
-    finding = Finding("docs/a,b:c.md", 3, "DP004", "50% of a: b, c\nd")
+    finding = Finding("docs/a,b:c%\r\n.md", 3, "DP004", "50% of a: b, c\r\nd")
     assert finding.github() == (
-        "::error file=docs/a%2Cb%3Ac.md,line=3,title=DP004::50%25 of a: b, c%0Ad"
+        "::error file=docs/a%2Cb%3Ac%25%0D%0A.md,line=3,title=DP004::50%25 of a: b, c%0D%0Ad"
     )
+
+
+def test_github_format_escapes_the_title_property() -> None:
+    """The code is a property too: a `:` or `,` in it is escaped like one in the path."""
+    assert (
+        Finding("a.py", 1, "X:1,2", "m").github() == "::error file=a.py,line=1,title=X%3A1%2C2::m"
+    )
+
+
+def _help_transcripts(page: Path) -> dict[tuple[str, ...], str]:
+    """Each `$ python3 -m docpact ... --help` in the page's console blocks, and what follows it."""
+    transcripts: dict[tuple[str, ...], str] = {}
+    for block in CONSOLE.findall(page.read_text("utf-8")):
+        for command in block.split(PROMPT)[1:]:
+            args, _, output = command.partition("\n")
+            if args.endswith("--help"):
+                transcripts[tuple(args.split())] = output
+    return transcripts
+
+
+def test_the_help_on_the_verification_page_is_what_each_command_prints(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page shows the help of docpact and of each command, as 100 columns print it."""
+    monkeypatch.setenv("COLUMNS", "100")
+    # Python 3.14's argparse colours its help where the environment forces colour.
+    monkeypatch.setenv("NO_COLOR", "1")
+    transcripts = _help_transcripts(VERIFICATION)
+    assert sorted(transcripts) == [("--help",), ("check", "--help"), ("coverage", "--help")]
+    for args, text in transcripts.items():
+        with pytest.raises(SystemExit) as exit_info:
+            main(list(args))
+        assert exit_info.value.code == 0
+        assert capsys.readouterr() == (text, "")
+
+
+@pytest.mark.parametrize(("value", "percent"), [("0", 0.0), ("0.5", 0.5), ("100", 100.0)])
+def test_fail_under_takes_a_percentage_from_0_to_100(value: str, percent: float) -> None:
+    """--fail-under accepts both ends of 0 to 100 and what lies between."""
+    options = get_parser().parse_args(["coverage", "--fail-under", value])
+    assert options.fail_under == percent
+
+
+@pytest.mark.parametrize("value", ["-0.1", "100.1", "nan", "x"])
+def test_fail_under_outside_0_to_100_is_a_usage_error(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A percentage below 0, above 100, or no number at all exits 2 and repeats the value."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["coverage", "--fail-under", value])
+    assert exit_info.value.code == 2
+    error = f"argument --fail-under: expected a percentage from 0 to 100, got {value!r}\n"
+    assert capsys.readouterr().err.endswith(error)
+
+
+def test_coverage_without_a_package_is_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With no package named and no `[tool.docpact] coverage`, coverage says how to name one."""
+    assert main(["coverage"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "pyproject.toml: error: no package to cover: name one, or list them in "
+        "[tool.docpact] coverage\n",
+    )
+
+
+def test_coverage_exits_1_on_a_python_fence_even_without_fail_under(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Gaps alone exit 0 without --fail-under; a python fence in a docstring exits 1."""
+    assert main(["coverage", "ratio"]) == 0
+    gaps = capsys.readouterr().out.splitlines()[:-1]
+    assert [line.split(": ")[1].split()[0] for line in gaps] == ["DP010", "DP010"]
+    fence = '"""Counts kept per rollout.\n\n    ```python\n    RolloutStats()\n    ```\n    """'
+    drift(project / DIVIDE, '"""Counts kept per rollout."""', fence)
+    assert main(["coverage", "ratio"]) == 1
+    line = line_of(project / DIVIDE, "```python")
+    assert f"{DIVIDE}:{line}: DP011 " in capsys.readouterr().out
+
+
+def test_the_parser_defaults_to_every_code_as_text_from_the_nearest_pyproject() -> None:
+    """`get_parser()` leaves the pyproject to find, formats as text and filters no code."""
+    parser = get_parser()
+    assert vars(parser.parse_args(["check"])) == {
+        "command": "check",
+        "pyproject": None,
+        "format": "text",
+        "select": None,
+        "ignore": frozenset(),
+    }
+    assert vars(parser.parse_args(["coverage"])) == {
+        "command": "coverage",
+        "packages": [],
+        "pyproject": None,
+        "fail_under": None,
+    }
+
+
+@pytest.mark.parametrize("command", ["check", "coverage"])
+def test_a_named_pyproject_is_read_as_a_path_even_when_empty(
+    project: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """`--pyproject ""` names the current folder, which cannot be read, not the nearest file."""
+    assert main([command, "--pyproject", ""]) == 2
+    assert capsys.readouterr() == ("", ".: error: cannot be read: Is a directory\n")

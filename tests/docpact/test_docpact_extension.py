@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
 from pathlib import Path
 
 import pytest
-from griffe import GriffeLoader, load_extensions
+from griffe import GriffeLoader, ModulesCollection, load_extensions
 
 from docpact import ContractExtension, DocpactError, check_project, load_config
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
@@ -67,3 +68,86 @@ def test_a_path_like_pyproject_is_read_from_any_current_folder(
     extension = ContractExtension(pyproject=ConfigDirPath(project, "pyproject.toml"))
     assert extension.config is not None
     assert extension.config.pyproject == project / "pyproject.toml"
+
+
+def test_each_finding_is_logged_as_a_docpact_warning_by_default(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without `log=False`, every finding is a warning of the `docpact` logger, as printed."""
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
+    extension = ContractExtension(config=load_config(project / "pyproject.toml"))
+    loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
+    with caplog.at_level(logging.WARNING, logger="docpact"):
+        loader.load("ratio")
+    [finding] = extension.findings
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("docpact", logging.WARNING, str(finding))
+    ]
+
+
+def test_without_a_pyproject_the_nearest_one_above_the_current_folder_is_read(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project / "src" / "ratio")
+    extension = ContractExtension()
+    assert extension.config is not None
+    assert extension.config.pyproject == project / "pyproject.toml"
+
+
+def test_contracts_that_cannot_be_read_are_an_error_and_check_nothing(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unreadable pyproject.toml is logged as the `DocpactError` it raised; no hook checks."""
+    gone = tmp_path / "gone.toml"
+    with pytest.raises(DocpactError) as error:
+        load_config(gone)
+    with caplog.at_level(logging.WARNING, logger="docpact"):
+        extension = ContractExtension(pyproject=gone)
+        loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
+        loader.load("ratio")
+        extension.check_unpackaged()
+    assert extension.config is None
+    assert (extension.checked, extension.findings) == ([], [])
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("docpact", logging.ERROR, str(error.value))
+    ]
+
+
+DEFAULTS = """
+[[tool.docpact.contract]]
+kind = "config-defaults"
+file = "conf/defaults.yaml"
+docs = ["docs/guide.md#defaults"]
+"""
+BLOCK = """
+## Defaults
+
+<!-- docpact: config-defaults conf/defaults.yaml -->
+```yaml
+epochs: 1
+```
+"""
+
+
+def test_contracts_on_no_package_are_checked_once_per_modules_collection(project: Path) -> None:
+    """The loaders of one mkdocs build share modules: the config-defaults one is checked once."""
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
+        file.write(DEFAULTS)
+    with (project / "docs/guide.md").open("a", encoding="utf-8") as file:
+        file.write(BLOCK)
+    (project / "conf").mkdir()
+    (project / "conf/defaults.yaml").write_text("epochs: 1\n", "utf-8")
+    (project / "src/other.py").write_text('"""Another package."""\n', "utf-8")
+    config = load_config(project / "pyproject.toml")
+    collection = ModulesCollection()
+    extensions = {}
+    for package in ("ratio", "other"):
+        extensions[package] = ContractExtension(config=config, log=False)
+        GriffeLoader(
+            extensions=load_extensions(extensions[package]),
+            search_paths=[project / "src"],
+            modules_collection=collection,
+        ).load(package)
+    assert [c.kind for c in extensions["ratio"].checked] == ["config-defaults", "divisor"]
+    assert extensions["other"].checked == []
+    assert extensions["ratio"].findings == extensions["other"].findings == []
