@@ -27,8 +27,9 @@ PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
 PAGE_TESTS = "tests/test_docs_pages.py"
 NOT_UNIT = (PAGE_TESTS, "tests/test_site.py", "tests/test_drift_catalogue.py")
 
-# Each check, run in the copy's own tree with the interpreter running this script; the checks
-# are disjoint, so a drift caught by several is guarded several times over.
+# Each check, run in the copy's own tree with the interpreter running this script. They overlap
+# where one runs another's code (docs/verification.md says where), so a drift caught by several
+# is guarded several times over.
 CHECKS = {
     "docpact": ["-m", "docpact", "check"],
     "docs-examples": [*PYTEST, "docs", PAGE_TESTS],
