@@ -29,6 +29,8 @@ from docpact._rule import Rule
 from docpact._sources import filepath, lookup, search_paths
 
 if TYPE_CHECKING:
+    from griffe import Docstring
+
     from docpact._config import Config
 
 __all__ = ["COVERAGE_RULES", "Coverage", "check_coverage"]
@@ -76,26 +78,23 @@ def check_coverage(config: Config, packages: list[str]) -> Coverage:
         module = _load(loader, dotted, config)
         for name in [str(name) for name in module.exports or []]:
             total += 1
-            obj = lookup(module, [name])
-            own = obj is not None and _has_doctest(obj)
-            paths = {f"{dotted}.{name}", getattr(obj, "path", "")}
-            if own or paths & used:
+            obj = lookup(module, [name])  # None for a name that griffe cannot follow
+            paths = {f"{dotted}.{name}"} if obj is None else {f"{dotted}.{name}", obj.path}
+            if (obj is not None and _has_doctest(obj)) or paths & used:
                 covered += 1
                 continue
             where = obj if obj is not None else module
             path = relative(filepath(where), config.root)
             message = f"{dotted}.{name} has no executed example: no doctest in its docstring, "
             message += "and no docs example that runs refers to it"
-            findings.append(Finding(path, getattr(where, "lineno", None) or 1, "DP010", message))
+            findings.append(Finding(path, where.lineno or 1, "DP010", message))
         findings += _docstring_fences(module, config)
     return Coverage(sorted(set(findings)), covered, total)
 
 
 def _load(loader: GriffeLoader, dotted: str, config: Config):
-    top, _, rest = dotted.partition(".")
     try:
-        module = loader.load(top, try_relative_path=False)
-        module = module[rest] if rest else module
+        module = loader.load(dotted, try_relative_path=False)
     except (ImportError, KeyError, OSError, SyntaxError, ValueError) as error:
         msg = f"{config.pyproject.name}: error: coverage cannot load package {dotted}: {error}"
         raise DocpactError(msg) from None
@@ -113,7 +112,7 @@ def _has_doctest(obj: object) -> bool:
     kind = obj.kind.value  # type: ignore[attr-defined]
     if kind not in {"module", "class", "function"}:
         return False
-    docstring = getattr(obj, "docstring", None)
+    docstring = obj.docstring  # type: ignore[attr-defined]
     if docstring is not None and any(
         line.lstrip().startswith(">>> ") for line in docstring.value.splitlines()
     ):
@@ -126,7 +125,7 @@ def _docstring_fences(module: object, config: Config) -> list[Finding]:
     """A DP011 finding for each ```python fence in a docstring of the package's modules."""
     findings = []
     for obj in _walk(module):
-        docstring = getattr(obj, "docstring", None)
+        docstring = obj.docstring  # type: ignore[attr-defined]
         if docstring is None:
             continue
         for offset, text in enumerate(docstring.value.splitlines()):
@@ -138,31 +137,29 @@ def _docstring_fences(module: object, config: Config) -> list[Finding]:
                 "doctest parser runs its `>>>` lines only): write it as a doctest, or "
                 "fence it as text"
             )
-            line = _line_in_file(obj, (docstring.lineno or 1) + offset, text)
+            line = _line_in_file(obj, docstring, offset, text)
             findings.append(Finding(relative(filepath(obj), config.root), line, "DP011", message))
     return findings
 
 
-def _line_in_file(obj: object, near: int, text: str) -> int:
-    """The line of `text` in the object's file at or just after `near`.
+def _line_in_file(obj: object, docstring: Docstring, offset: int, text: str) -> int:
+    """The line in the object's file of the docstring's line `offset`, whose text is `text`.
 
-    griffe cleans a docstring, so its first lines may have gone (a docstring that opens with
-    a newline); the file says where the fence really is.
+    griffe cleans a docstring, so its leading blank lines may have gone (a docstring that
+    opens with a newline); the file says where the line really is: the first line from
+    there to the docstring's end that holds `text`, else where it would be uncleaned (the
+    file spells the line otherwise, with an escape).
     """
-    try:
-        lines = filepath(obj).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return near
-    for line in range(near, min(near + 3, len(lines) + 1)):
-        if lines[line - 1].strip() == text.strip():
-            return line
-    return near
+    near = docstring.lineno + offset  # type: ignore[operator]
+    lines = filepath(obj).read_text(encoding="utf-8").splitlines()
+    ends = range(near, docstring.endlineno + 1)  # type: ignore[operator]
+    return next((line for line in ends if lines[line - 1].strip() == text.strip()), near)
 
 
 def _walk(obj: object) -> list[object]:
     """An object and every member it defines itself (aliases, that is re-exports, left out)."""
     found = [obj]
-    for member in getattr(obj, "members", {}).values():
+    for member in obj.members.values():  # type: ignore[attr-defined]
         if not member.is_alias:
             found += _walk(member)
     return found
@@ -179,6 +176,7 @@ def _page_references(config: Config) -> set[str]:
     """
     try:
         from docpact.sybil import docs_sybil
+        from docpact.sybil._skip import ConditionsClearNamespaceParser
     except ImportError:
         msg = "docpact coverage reads the docs pages with Sybil: pip install 'docpact[sybil]'"
         raise DocpactError(msg) from None
@@ -189,26 +187,25 @@ def _page_references(config: Config) -> set[str]:
     used: set[str] = set()
     for page in sorted(docs.rglob("*.md")):
         bound: dict[str, str] = {}
-        pending: bool | None = None  # a `skip: next` waiting, and whether it has a condition
-        block: bool | None = None  # a `skip: start` in force, and whether it has a condition
+        # False under an unconditional skip: a `skip: next` waiting, a `skip: start` in force.
+        next_runs = block_runs = True
         for example in sybil.parse(page):
             parsed = example.region.parsed
-            kind = type(example.region.evaluator).__name__
-            if kind == "Skipper":
-                action, reason = parsed
-                conditional = (reason or "").lstrip().startswith("if")
+            evaluator = example.region.evaluator
+            if type(evaluator).__name__ == "Skipper":
+                action, reason = parsed  # ReasonedSkipParser: next and start have a reason
                 if action == "next":
-                    pending = conditional
+                    next_runs = reason.startswith("if")
                 elif action == "start":
-                    block = conditional
+                    block_runs = reason.startswith("if")
                 else:
-                    block = None
+                    block_runs = True
                 continue
-            if "ClearNamespace" in getattr(example.region.evaluator, "__qualname__", ""):
+            if evaluator is ConditionsClearNamespaceParser.evaluate:
                 bound = {}
                 continue
-            runs = block is not False and pending is not False
-            pending = None
+            runs = block_runs and next_runs
+            next_runs = True
             code = getattr(parsed, "source", parsed)
             if runs and isinstance(code, str):
                 used |= _references(code, bound)

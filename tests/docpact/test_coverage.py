@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,227 @@ def test_coverage_needs_no_contract(project: Path, capsys: pytest.CaptureFixture
     (project / "pyproject.toml").write_text('[project]\nname = "pkg"\n', "utf-8")
     assert main(["coverage", "pkg"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("coverage: 3 of 6")
+
+
+def add_to_package(project: Path, source: str, *names: str) -> None:
+    """Append code to the package's `__init__.py`, and names to its `__all__`."""
+    init = project / "src" / "pkg" / "__init__.py"
+    drift(init, '"verl_only"]', '"verl_only", ' + ", ".join(f'"{n}"' for n in names) + "]")
+    init.write_text(init.read_text("utf-8") + source, "utf-8")
+
+
+def add_to_page(project: Path, text: str) -> None:
+    page = project / "docs" / "guide.md"
+    page.write_text(page.read_text("utf-8") + "\n" + text, "utf-8")
+
+
+def test_a_gap_says_which_object_lacks_an_example_and_how_to_give_it_one(project: Path) -> None:
+    result = check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
+    skipped = next(f for f in result.findings if f.message.startswith("pkg.Skipped "))
+    assert skipped.message == (
+        "pkg.Skipped has no executed example: no doctest in its docstring, "
+        "and no docs example that runs refers to it"
+    )
+
+
+def test_a_name_of_all_that_the_package_does_not_define_is_a_gap_at_its_first_line(
+    project: Path,
+) -> None:
+    add_to_package(project, "", "undefined")
+    result = check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
+    undefined = next(f for f in result.findings if f.message.startswith("pkg.undefined "))
+    assert (undefined.path, undefined.line, undefined.code) == ("src/pkg/__init__.py", 1, "DP010")
+
+
+def test_a_re_exported_object_counts_by_the_path_of_its_definition_too(project: Path) -> None:
+    """A page that imports it from where it is defined covers it; else its gap is there."""
+    (project / "src" / "pkg" / "_impl.py").write_text('def moved():\n    """Moved."""\n', "utf-8")
+    add_to_package(project, "\nfrom pkg._impl import moved\n", "moved")
+    result = check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
+    moved = next(f for f in result.findings if f.message.startswith("pkg.moved "))
+    assert (moved.path, moved.line) == ("src/pkg/_impl.py", 1)
+    add_to_page(project, "```python\nfrom pkg._impl import moved\nmoved()\n```\n")
+    assert "pkg.moved" not in gaps(project)
+
+
+def test_a_package_outside_the_search_paths_is_a_load_error_never_imported(
+    project: Path,
+) -> None:
+    """The standard library's json is importable, but not in the project: it is not inspected."""
+    with pytest.raises(DocpactError) as error:
+        check_coverage(load_config(project / "pyproject.toml"), ["json"])
+    assert str(error.value).endswith("error: coverage cannot load package json: json")
+
+
+def test_a_missing_subpackage_is_a_load_error_naming_it(project: Path) -> None:
+    with pytest.raises(DocpactError) as error:
+        check_coverage(load_config(project / "pyproject.toml"), ["pkg.nosub"])
+    assert str(error.value).endswith("error: coverage cannot load package pkg.nosub: 'nosub'")
+
+
+def test_coverage_reads_the_projects_package_and_pages_whatever_the_current_folder(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a `pkg` folder nor the project (without docs) of the current folder."""
+    elsewhere = project / "elsewhere"
+    (elsewhere / "pkg").mkdir(parents=True)
+    (elsewhere / "pkg" / "__init__.py").write_text("__all__ = []\n", "utf-8")
+    (elsewhere / "pyproject.toml").write_text('[project]\nname = "other"\n', "utf-8")
+    monkeypatch.chdir(elsewhere)
+    result = check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
+    assert (result.covered, result.total) == (3, 6)
+
+
+def test_without_sybil_coverage_says_how_to_install_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "docpact.sybil", None)
+    with pytest.raises(DocpactError) as error:
+        check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
+    assert str(error.value) == (
+        "docpact coverage reads the docs pages with Sybil: pip install 'docpact[sybil]'"
+    )
+
+
+def test_a_submodule_is_covered_by_its_own_doctest_not_by_its_functions(
+    project: Path,
+) -> None:
+    """Sybil runs a module's doctest; one in a function of the module covers only the function."""
+    sub = project / "src" / "pkg"
+    (sub / "tested.py").write_text('"""Tested.\n\n>>> 1\n1\n"""\n', "utf-8")
+    (sub / "untested.py").write_text(
+        '"""Untested."""\n\n\ndef f():\n    """\n    >>> 1\n    1\n    """\n', "utf-8"
+    )
+    add_to_package(project, "\nfrom pkg import tested, untested\n", "tested", "untested")
+    missing = gaps(project)
+    assert "pkg.tested" not in missing
+    assert "pkg.untested" in missing
+
+
+def test_an_attributes_doctest_covers_nothing_as_sybil_runs_none(project: Path) -> None:
+    add_to_package(project, '\nVALUE = 1\n"""A value.\n\n>>> VALUE\n1\n"""\n', "VALUE")
+    assert "pkg.VALUE" in gaps(project)
+
+
+def test_a_class_is_covered_by_a_doctest_of_a_method_not_of_a_nested_class(
+    project: Path,
+) -> None:
+    """A method without a doctest covers nothing either."""
+    add_to_package(
+        project,
+        '\nclass Methods:\n    """Methods."""\n\n    def m(self):\n        """\n'
+        '        >>> 1\n        1\n        """\n\n'
+        'class Nested:\n    """Nested."""\n\n    class Inner:\n        """\n'
+        '        >>> 1\n        1\n        """\n\n'
+        '    def m(self):\n        """No doctest."""\n',
+        "Methods",
+        "Nested",
+    )
+    missing = gaps(project)
+    assert "pkg.Methods" not in missing
+    assert "pkg.Nested" in missing
+
+
+def fences(project: Path) -> list[Finding]:
+    result = check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
+    return [f for f in result.findings if f.code == "DP011"]
+
+
+@pytest.mark.parametrize("info", ["py", "pycon", 'python title="example.py"'])
+def test_a_fence_of_any_python_info_string_is_reported(project: Path, info: str) -> None:
+    """The first word of the info string says the language: py, pycon, python with a title."""
+    add_to_package(
+        project, f'\ndef fenced():\n    """\n    ```{info}\n    x = 1\n    ```\n    """\n'
+    )
+    [fence] = fences(project)
+    assert fence.message == (
+        "a python fence in the docstring of pkg.fenced is not run as code (the doctest "
+        "parser runs its `>>>` lines only): write it as a doctest, or fence it as text"
+    )
+
+
+def test_two_identical_fences_are_each_reported_at_its_own_line(project: Path) -> None:
+    fence = '    """\n    ```python\n    x = 1\n    ```\n    """\n'
+    add_to_package(project, f"\ndef one():\n{fence}\n\ndef two():\n{fence}")
+    init = project / "src" / "pkg" / "__init__.py"
+    lines = [
+        n for n, line in enumerate(init.read_text("utf-8").splitlines(), 1) if "```python" in line
+    ]
+    assert [(f.path, f.line) for f in fences(project)] == [
+        ("src/pkg/__init__.py", n) for n in lines
+    ]
+
+
+def test_a_fence_after_blank_lines_opening_a_docstring_is_at_its_line(project: Path) -> None:
+    fence, line = fence_finding(project, '"""\n\n\n\n    ```python\n    x = 1\n    ```\n    """')
+    assert fence.line == line
+
+
+def test_a_fence_that_the_file_spells_with_an_escape_is_at_its_docstring_line(
+    project: Path,
+) -> None:
+    """The file's line differs from the docstring's; the docstring's numbering is kept."""
+    init = project / "src" / "pkg" / "__init__.py"
+    init.write_text(
+        init.read_text("utf-8")
+        + '\n\ndef last():\n    """Last.\n\n    ```python\\x20x\n    ```"""\n',
+        "utf-8",
+    )
+    [fence] = fences(project)
+    assert fence.line == line_of(init, "```python")
+
+
+def test_a_fence_on_the_last_lines_of_the_file_is_at_its_line(project: Path) -> None:
+    init = project / "src" / "pkg" / "__init__.py"
+    init.write_text(
+        init.read_text("utf-8")
+        + '\n\ndef last():\n    """\n    Last.\n\n    ```python\n    ```"""',
+        "utf-8",
+    )
+    [fence] = fences(project)
+    assert fence.line == line_of(init, "```python")
+
+
+def test_an_example_after_a_namespace_clear_counts_by_its_own_imports(project: Path) -> None:
+    add_to_page(
+        project,
+        "<!-- clear-namespace -->\n\n"
+        "```python\nfrom pkg import imported_only\nimported_only()\n```\n",
+    )
+    assert "pkg.imported_only" not in gaps(project)
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["import pkg as p\np.imported_only()", "import pkg.sub\npkg.imported_only()"],
+    ids=["module alias", "submodule import"],
+)
+def test_an_attribute_of_an_imported_module_counts_by_the_modules_path(
+    project: Path, code: str
+) -> None:
+    """`import pkg as p` binds p to pkg; `import pkg.sub` binds pkg to pkg, not to pkg.sub."""
+    (project / "src" / "pkg" / "sub.py").write_text('"""Sub."""\n', "utf-8")
+    add_to_page(project, f"<!-- clear-namespace -->\n\n```python\n{code}\n```\n")
+    assert "pkg.imported_only" not in gaps(project)
+
+
+def test_a_name_the_example_assigns_hides_its_import(project: Path) -> None:
+    add_to_page(
+        project,
+        "```python\nfrom pkg import imported_only\nimported_only = print\nimported_only()\n```\n",
+    )
+    assert "pkg.imported_only" in gaps(project)
+
+
+def test_a_conditional_skip_start_runs_and_a_skip_end_ends_a_skip(project: Path) -> None:
+    """Examples under `skip: start if(...)`, and after `skip: end`, count."""
+    add_to_page(
+        project,
+        '<!-- skip: start if(not importable("verl"), reason="needs verl") -->\n\n'
+        "```python\nfrom pkg import imported_only\nimported_only()\n```\n\n<!-- skip: end -->\n\n"
+        '<!-- skip: start "never runs" -->\n\n<!-- skip: end -->\n\n'
+        "```python\nimport pkg\npkg.Skipped()\n```\n",
+    )
+    missing = gaps(project)
+    assert "pkg.imported_only" not in missing
+    assert "pkg.Skipped" not in missing

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from sybil import Document
 from sybil.example import SybilFailure
 
+from docpact import DocpactError
 from docpact.sybil import docs_sybil
 from samples.drift import copy_project, drift, line_of
 
@@ -183,3 +185,47 @@ def test_a_setup_of_ones_own_runs_after_the_conditions_are_added() -> None:
     sybil.setup(document.namespace)
     assert seen["importable"]("json") is True
     assert seen["importable"]("no_such.submodule") is False
+
+
+def test_a_skip_start_without_a_reason_is_an_error_at_its_line(project: Path) -> None:
+    """The line counts from a page's first line, even a blank one."""
+    (project / "docs" / "page.md").write_text("\n# Page\n\n<!-- skip: start -->\n", "utf-8")
+    message = (
+        f"{project / 'docs' / 'page.md'}:4: skip: start needs a reason, "
+        'for example <!-- skip: start "needs a GPU" -->'
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        parse("page.md", root=project)
+
+
+def test_a_lonely_directive_on_a_page_opening_with_a_blank_line_is_at_its_line(
+    project: Path,
+) -> None:
+    (project / "docs" / "page.md").write_text(
+        "\n<!-- docpact: config-defaults conf/defaults.yaml -->\n\nNo block.\n", "utf-8"
+    )
+    with pytest.raises(ValueError, match=r"page\.md:2: docpact: config-defaults must be followed"):
+        parse("page.md", root=project)
+
+
+def test_a_missing_docs_folder_is_an_error_naming_folder_root_and_path(tmp_path: Path) -> None:
+    with pytest.raises(DocpactError) as error:
+        docs_sybil("pages", root=tmp_path)
+    assert str(error.value) == (
+        f"docs_sybil: the docs folder {tmp_path / 'pages'} does not exist "
+        f"(root {tmp_path}, path pages)"
+    )
+
+
+def test_a_pages_namespace_is_cleared_after_it_unless_told_otherwise() -> None:
+    namespace = {"total": 3}
+    docs_sybil(root=SAMPLE).teardown(namespace)
+    assert namespace == {}
+    kept = {"total": 3}
+    docs_sybil(root=SAMPLE, teardown=lambda namespace: None).teardown(kept)
+    assert kept == {"total": 3}
+
+
+def test_the_pages_are_the_files_that_match_the_patterns() -> None:
+    assert docs_sybil(root=SAMPLE).patterns == ["*.md"]
+    assert docs_sybil(root=SAMPLE, patterns=("*.txt", "*.rst")).patterns == ["*.txt", "*.rst"]

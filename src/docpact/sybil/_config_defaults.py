@@ -72,7 +72,7 @@ class ConfigDefaultsParser:
                 one file, or is not followed by a fenced `yaml` block.
         """
         for comment in self._comments(document):
-            line = document.text.count("\n", 0, comment.start) + 1
+            line = document.text[: comment.start].count("\n") + 1
             where = f"{document.path}:{line}"
             file = _file(comment.lexemes["arguments"], where)
             found = block_after(document.text, comment.end)

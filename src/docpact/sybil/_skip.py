@@ -84,7 +84,7 @@ class ReasonedSkipParser(SkipParser):
         for region in super().__call__(document):
             action, reason = region.parsed
             if action in {"next", "start"} and not reason:
-                line = document.text.count("\n", 0, region.start) + 1
+                line = document.text[: region.start].count("\n") + 1
                 msg = (
                     f"{document.path}:{line}: skip: {action} needs a reason, "
                     f'for example <!-- skip: {action} "needs a GPU" -->'
