@@ -157,7 +157,7 @@ def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) ->
         )
         raise DocpactError(msg) from None
     try:
-        tool = data.get("tool", {})
+        tool = data.get("tool")
         table = tool.get("docpact") if isinstance(tool, dict) else None
         if not contracts and table is None:
             table = {}
@@ -179,7 +179,7 @@ def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) ->
         msg = f"{relative(path, Path.cwd())}:{line}: error: {error}"
         raise DocpactError(msg) from None
     lines = _header_lines(text, len(declared))
-    numbered = tuple(replace(c, line=line) for c, line in zip(declared, lines, strict=True))
+    numbered = tuple(replace(contract, line=lines[i]) for i, contract in enumerate(declared))
     for index, contract in enumerate(numbered):
         for section in contract.docs:
             page = section.partition("#")[0]

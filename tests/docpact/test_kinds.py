@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from sybil.example import SybilFailure
 
 from docpact import DocpactError, check_project, load_config
 from docpact.__main__ import main
 from docpact._config_defaults import block_after
+from docpact._data import differences
 from docpact.sybil import docs_sybil
 from samples.drift import copy_project, drift, line_of
 
@@ -249,6 +251,45 @@ def test_one_block_finder_reads_indented_blocks_and_longer_fences(
     assert (found[0] if found else None) == source
 
 
+@pytest.mark.parametrize(
+    ("page", "source"),
+    [
+        ("<!-- docpact: config-defaults f.yaml -->\n\n\n\n```yaml\na: 1\n```\n", "a: 1\n"),
+        ("<!-- docpact: config-defaults f.yaml -->\n\n\n", None),
+        ("<!-- docpact: config-defaults f.yaml -->", None),
+        ("<!-- docpact: config-defaults f.yaml --> text\n```yaml\na: 1\n```\n", None),
+        (
+            "    <!-- docpact: config-defaults f.yaml -->\n    ```yaml\n    a:\n  b: 1\n    ```\n",
+            "a:\nb: 1\n",
+        ),
+    ],
+)
+def test_a_block_follows_its_comment_after_blank_lines_only(page: str, source: str | None) -> None:
+    """Blank lines may come between; text on the comment's line, or no block at all, is none.
+
+    A line indented less than the opening fence loses all its indent.
+    """
+    found = block_after(page, page.index("-->") + 3)
+    assert (found[0] if found else None) == source
+
+
+@pytest.mark.parametrize(
+    ("block", "rest"),
+    [
+        ("```yaml\na: 1\n```", "\nafter\n"),
+        ("~~~yaml\na: 1\n~~~~~", "\n"),
+        ("  ```yaml\n  a: 1\n  ```  ", "\n\n```\n"),
+        ("```yaml\na: 1\n```", ""),
+    ],
+)
+def test_a_block_ends_at_the_end_of_its_closing_fence(block: str, rest: str) -> None:
+    """The block's end is where its closing fence's line ends: the rest of the page follows."""
+    page = f"<!-- docpact: config-defaults f.yaml -->\n{block}{rest}"
+    found = block_after(page, page.index("-->") + 3)
+    assert found is not None
+    assert page[found[1] :] == rest
+
+
 def test_the_sybil_parser_and_docpact_check_find_the_same_indented_block(project: Path) -> None:
     """In a list item, both the tests' Sybil parser and the DP007 rule read the block."""
     guide = project / GUIDE
@@ -272,3 +313,102 @@ def test_the_sybil_parser_and_docpact_check_find_the_same_indented_block(project
         blocks[0].evaluate()
     outcomes = [str(failure.value)]
     assert "trainer.warmup: the docs have 10" in outcomes[0]
+
+
+def one_line(error: yaml.YAMLError) -> str:
+    return " ".join(str(error).split())
+
+
+def yaml_error(source: str) -> yaml.YAMLError:
+    """The error PyYAML raises for a source that is not YAML."""
+    with pytest.raises(yaml.YAMLError) as error:
+        yaml.safe_load(source)
+    return error.value
+
+
+def test_a_section_without_a_block_is_dp007_at_its_heading(project: Path) -> None:
+    """The finding is on the docs page, at the section's heading, naming the comment to add."""
+    drift(project / GUIDE, "<!-- docpact: config-defaults conf/defaults.yaml -->\n", "")
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert (finding.code, finding.path, finding.line, finding.message) == (
+        "DP007",
+        GUIDE,
+        line_of(project / GUIDE, "## Defaults"),
+        "section #defaults has no yaml block announced by "
+        "<!-- docpact: config-defaults conf/defaults.yaml -->",
+    )
+
+
+def test_a_file_that_is_not_yaml_is_dp007_with_yamls_reason_on_one_line(project: Path) -> None:
+    """PyYAML's multi-line reason is joined into the one line of the finding."""
+    (project / "conf/defaults.yaml").write_text("a: [\n", "utf-8")
+    [finding] = check_project(load_config(project / PYPROJECT))
+    reason = one_line(yaml_error("a: [\n"))
+    assert finding.message == f"conf/defaults.yaml is not valid YAML: {reason}"
+
+
+def test_every_block_of_a_section_is_compared_after_one_that_is_not_yaml(project: Path) -> None:
+    """A broken block is reported at its comment, and the next block is still compared."""
+    broken = "trainer:\n  epochs: 1\n  warmup: [10\n"
+    second = BLOCK.replace("## Defaults\n", "").replace("epochs: 1", "epochs: 2")
+    drift(
+        project / GUIDE, "  warmup: 10\n```\n", f"  warmup: [10\n```\n{second.replace('10', '20')}"
+    )
+    findings = check_project(load_config(project / PYPROJECT))
+    comments = [
+        i
+        for i, line in enumerate((project / GUIDE).read_text("utf-8").splitlines(), 1)
+        if "<!-- docpact: config-defaults" in line
+    ]
+    assert [(f.code, f.path, f.line, f.message) for f in findings] == [
+        (
+            "DP007",
+            GUIDE,
+            comments[0],
+            f"the yaml block is not valid YAML: {one_line(yaml_error(broken))}",
+        ),
+        (
+            "DP007",
+            GUIDE,
+            comments[1],
+            "the yaml block differs from conf/defaults.yaml: trainer.epochs: the docs have 2, "
+            "conf/defaults.yaml has 1; trainer.warmup: the docs have 20, conf/defaults.yaml has 10",
+        ),
+    ]
+
+
+def test_a_missing_section_does_not_stop_the_next_sections_comparison(project: Path) -> None:
+    """DP005 for a section that is gone, and DP007 still for the listed section after it."""
+    drift(
+        project / PYPROJECT,
+        'docs = ["docs/guide.md#defaults"]',
+        'docs = ["docs/guide.md#gone", "docs/guide.md#defaults"]',
+    )
+    drift(project / "conf/defaults.yaml", "warmup: 10", "warmup: 20")
+    assert [(code, path) for code, path, _ in codes(project)] == [
+        ("DP007", GUIDE),
+        ("DP005", PYPROJECT),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("documented", "expected", "found"),
+    [
+        ({"a": 1}, 1, ["  <document>: the docs have {'a': 1}, f.yaml has 1"]),
+        (1, {"a": 1}, ["  <document>: the docs have 1, f.yaml has {'a': 1}"]),
+        (
+            {1: "x", "b": 2, "d": 4},
+            {1: "y", "b": 2, "c": 3},
+            [
+                "  1: the docs have 'x', f.yaml has 'y'",
+                "  c: missing from the docs (f.yaml has 3)",
+                "  d: not in f.yaml (the docs have 4)",
+            ],
+        ),
+    ],
+)
+def test_data_differences_are_listed_by_key_sorted_as_text(
+    documented: object, expected: object, found: list[str]
+) -> None:
+    """A mapping against a scalar differs as a whole; keys of any type sort by their text."""
+    assert differences(documented, expected, file="f.yaml") == found
