@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,7 +28,11 @@ def get_parser() -> argparse.ArgumentParser:
     Returns:
         The parser for `docpact`.
     """
-    codes = "\n".join(f"  {code}  {rule}" for code, rule in CODES.items())
+    # Wrapped here, at a width any terminal has: the epilog is printed as written.
+    codes = "\n".join(
+        textwrap.fill(rule, width=79, initial_indent=f"  {code}  ", subsequent_indent=" " * 9)
+        for code, rule in CODES.items()
+    )
     exits = "exit status: 0 clean, 1 findings, 2 usage or configuration error"
     epilog = f"finding codes:\n{codes}\n\n{exits}"
     from docpact import __version__

@@ -58,7 +58,11 @@ class RolloutNormConfig:
 
     Examples:
         >>> config = load_config(overrides={"actor_rollout_ref.rollout.n": 4})
-        >>> isinstance(config, RolloutNormConfig), config.rollout_n, config.mini_batch_size
+        >>> (
+        ...     isinstance(config, RolloutNormConfig),
+        ...     config.rollout_n,
+        ...     config.mini_batch_size,
+        ... )
         (True, 4, 1024)
         >>> config.replace(ppo_mini_batch_size=8).mini_batch_size
         32
@@ -147,7 +151,9 @@ def load_config(
             has the wrong type or range; the message names the key.
 
     Examples:
-        >>> config = load_config(overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 4})
+        >>> config = load_config(
+        ...     overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 4}
+        ... )
         >>> config.mini_batch_size, config.max_ppo_update_times
         (4, None)
     """

@@ -47,12 +47,16 @@ class PolicyLossConfig:
             not a positive int.
 
     Examples:
-        >>> PolicyLossConfig(clip_ratio_low=0.2, clip_ratio_high=0.28, clip_ratio_c=3.0, dp_size=4)
-        PolicyLossConfig(clip_ratio_low=0.2, clip_ratio_high=0.28, clip_ratio_c=3.0, dp_size=4)
-        >>> PolicyLossConfig(0.2, 0.2, clip_ratio_c=1.0)
+        >>> PolicyLossConfig(  # doctest: +NORMALIZE_WHITESPACE
+        ...     clip_ratio_low=0.2, clip_ratio_high=0.28, clip_ratio_c=3.0, dp_size=4
+        ... )
+        PolicyLossConfig(clip_ratio_low=0.2, clip_ratio_high=0.28, clip_ratio_c=3.0,
+                         dp_size=4)
+        >>> PolicyLossConfig(0.2, 0.2, clip_ratio_c=1.0)  # doctest: +NORMALIZE_WHITESPACE
         Traceback (most recent call last):
         ...
-        rolloutnorm._errors.RolloutNormError: clip_ratio_c must be greater than 1, got 1.0
+        rolloutnorm._errors.RolloutNormError: clip_ratio_c must be greater than 1,
+        got 1.0
     """
 
     clip_ratio_low: float

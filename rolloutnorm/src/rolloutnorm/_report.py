@@ -27,7 +27,9 @@ class RolloutMass:
 
     Examples:
         >>> import torch
-        >>> report = rollout_mass_report(torch.ones(3, 2), ["a", "a", "b"], num_trained_rows=3)
+        >>> report = rollout_mass_report(
+        ...     torch.ones(3, 2), ["a", "a", "b"], num_trained_rows=3
+        ... )
         >>> first = report.rollouts[0]
         >>> isinstance(first, RolloutMass), first.rollout_id, first.rows, first.tokens
         (True, 'a', 2, 4)
@@ -54,7 +56,9 @@ class MassReport:
 
     Examples:
         >>> import torch
-        >>> report = rollout_mass_report(torch.ones(3, 2), ["a", "a", "b"], num_trained_rows=3)
+        >>> report = rollout_mass_report(
+        ...     torch.ones(3, 2), ["a", "a", "b"], num_trained_rows=3
+        ... )
         >>> isinstance(report, MassReport), round(report.batch_mass, 4)
         (True, 0.6667)
         >>> print(report)

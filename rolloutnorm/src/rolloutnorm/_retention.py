@@ -26,7 +26,11 @@ class RetentionPlan:
 
     Examples:
         >>> plan = plan_retention(10, mini_batch_size=4, drop=[True] + [False] * 9)
-        >>> isinstance(plan, RetentionPlan), plan.num_trained_rows, plan.update_units_per_epoch
+        >>> (
+        ...     isinstance(plan, RetentionPlan),
+        ...     plan.num_trained_rows,
+        ...     plan.update_units_per_epoch,
+        ... )
         (True, 8, 2)
 
     ``str(plan)`` is a summary in exactly this format::

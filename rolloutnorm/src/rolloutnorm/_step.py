@@ -32,10 +32,16 @@ class TrainedBatch:
     Examples:
         >>> import torch
         >>> from rolloutnorm import load_config
-        >>> config = load_config(overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 2})
+        >>> config = load_config(
+        ...     overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 2}
+        ... )
         >>> ones = torch.ones(3, 4)
         >>> batch = retain_and_normalize(ones, ones, ["a", "a", "b"], config=config)
-        >>> isinstance(batch, TrainedBatch), batch.rollout_ids, batch.plan.num_trained_rows
+        >>> (
+        ...     isinstance(batch, TrainedBatch),
+        ...     batch.rollout_ids,
+        ...     batch.plan.num_trained_rows,
+        ... )
         (True, ['a', 'a'], 2)
         >>> batch.advantages[0, 0].item()
         0.0625

@@ -55,7 +55,8 @@ def docs_sybil(
 
     Examples:
         >>> from pathlib import Path
-        >>> root = Path(__file__).parents[3]  # this repository, from docpact/sybil/_docs.py
+        >>> # This repository, seen from src/docpact/sybil/_docs.py:
+        >>> root = Path(__file__).parents[3]
         >>> sybil = docs_sybil(root=root)
         >>> sybil.path == (root / "docs").absolute(), sybil.patterns
         (True, ['*.md'])
