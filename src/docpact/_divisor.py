@@ -49,7 +49,7 @@ def _hint(node: ast.AST) -> str:
             isinstance(sub, ast.BinOp)
             and isinstance(sub.op, ast.Pow)
             and isinstance(sub.right, ast.UnaryOp | ast.Constant)
-            and ast.unparse(sub.right).replace(" ", "") in {"-1", "-1.0"}
+            and ast.unparse(sub.right) in {"-1", "-1.0"}
         )
         if reciprocal:
             return (

@@ -24,7 +24,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictC
 _LOOPS += (ast.GeneratorExp,)
 
 _Position = tuple[int, int]
-_Block = tuple[int, str]  # a statement list: its parent node's id and field name
+_Block = int  # a statement list, by its id
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,7 @@ class Scope:
         self.nodes: list[ast.AST] = []
         self._contexts: dict[int, _Context] = {}
         self._bindings: dict[str, list[Binding]] = {}
-        root: _Block = (id(function), "body")
-        self._visit_block(function.body, _Context(frozenset({root}), root, ()), root)
+        self._visit_block(function.body, frozenset(), ())
 
     def trace(
         self, roots: Iterable[ast.AST], *, values_only: bool = False
@@ -104,15 +103,18 @@ class Scope:
         at = (use.lineno, use.col_offset)
         before = [b for b in bindings if b.position <= at]
         kills = [b.position for b in before if b.kills and b.context.block in context.blocks]
-        last = max(kills, default=(0, 0))
+        last = max(kills, default=())  # `()` sorts before every position
         found = [b for b in before if b.position >= last]
         for loop in context.loops:
             if (loop.lineno, loop.col_offset) > last:  # type: ignore[attr-defined]
                 found += [b for b in bindings if loop in b.context.loops and b not in found]
         return found
 
-    def _visit_block(self, statements: list[ast.stmt], context: _Context, block: _Block) -> None:
-        inner = _Context(context.blocks | {block}, block, context.loops)
+    def _visit_block(
+        self, statements: list[ast.stmt], blocks: frozenset[_Block], loops: tuple[ast.AST, ...]
+    ) -> None:
+        block = id(statements)
+        inner = _Context(blocks | {block}, block, loops)
         for statement in statements:
             if not isinstance(statement, _NEW_SCOPES):
                 self._visit(statement, inner)
@@ -125,9 +127,9 @@ class Scope:
             self._contexts[id(node)] = context
         for target, value, kills, position in _bindings(node):
             self._bind(target, value, kills=kills, position=position, context=context)
-        for field, value in ast.iter_fields(node):
+        for _, value in ast.iter_fields(node):
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                self._visit_block(value, context, (id(node), field))
+                self._visit_block(value, context.blocks, context.loops)
                 continue
             children = value if isinstance(value, list) else [value]
             for child in children:
@@ -146,11 +148,9 @@ class Scope:
         if isinstance(target, ast.Name):
             binding = Binding(value, position, kills, context)
             self._bindings.setdefault(target.id, []).append(binding)
-        elif isinstance(target, ast.Attribute):
-            # `self.x = v` or `x.attr.method()` changes the object the name holds.
-            self._bind(target.value, value, kills=False, position=position, context=context)
-        elif isinstance(target, ast.Subscript):
-            # `x[mask] = v` changes x, so x now depends on v too, and on its old value.
+        elif isinstance(target, ast.Attribute | ast.Subscript):
+            # `self.x = v`, `x.attr.method()` or `x[mask] = v` changes the object the name
+            # holds, so it now depends on v too, and on its old value.
             self._bind(target.value, value, kills=False, position=position, context=context)
         elif isinstance(target, ast.Starred):
             self._bind(target.value, value, kills=kills, position=position, context=context)
@@ -245,4 +245,4 @@ _MODULES = frozenset({"torch", "operator", "numpy", "np", "math", "jax", "jnp"})
 
 
 def _end(node: ast.AST) -> _Position:
-    return (node.end_lineno or 0, node.end_col_offset or 0)  # type: ignore[attr-defined]
+    return (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]

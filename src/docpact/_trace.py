@@ -101,8 +101,8 @@ def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) ->
     returns = [node for node in scope.nodes if isinstance(node, ast.Return)]
     yields = [node for node in scope.nodes if isinstance(node, ast.Yield | ast.YieldFrom)]
     values = [node.value for node in returns if not isinstance(node.value, ast.Constant | None)]
-    last = function.body[-1] if function.body else None
-    if yields or not values or not isinstance(last, ast.Return | ast.Raise):
+    # With no value returned, `values` is empty too: every division counts.
+    if yields or not isinstance(function.body[-1], ast.Return | ast.Raise):
         return []
     return values
 
@@ -164,7 +164,9 @@ def _operands(node: ast.AST) -> tuple[ast.AST | None, list[ast.AST]] | None:
 
 def _call_operands(call: ast.Call) -> tuple[ast.AST | None, list[ast.AST]] | None:
     func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if not isinstance(func, ast.Attribute | ast.Name):  # `fs[0](x, d)`
+        return None
+    name = func.attr if isinstance(func, ast.Attribute) else func.id
     if name not in _DIVIDE_CALLS:
         return None
     keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}

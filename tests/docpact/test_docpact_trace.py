@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from docpact._flow import is_module_path
 from docpact._trace import chains, divisions
 
 
@@ -223,3 +224,214 @@ def test_a_broken_chain_loses_the_operand(chain: list[str]) -> None:
     source = "\n".join([f"def f(x, {operand}):", *lines, f"    return x / {locals_[-1]}"])
     [(_, traced_names)] = traced(source)
     assert operand not in traced_names
+
+
+def live(source: str) -> list[bool]:
+    function = ast.parse(textwrap.dedent(source)).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    return [division.live for division in divisions(function)]
+
+
+ADDING = {
+    "attribute assignment": "d.scale = b",
+    "item assignment": "d[mask] = b",
+    "method on an attribute": "d.scale.add_(b)",
+}
+
+
+@pytest.mark.parametrize("statement", ADDING.values(), ids=ADDING.keys())
+def test_changing_part_of_a_value_adds_to_it(statement: str) -> None:
+    """`d.scale = b` or `d[mask] = b` changes `d`: both its old value and `b` reach the use."""
+    source = f"def f(x, a, b, mask):\n    d = a\n    {statement}\n    return x / d"
+    [(_, names)] = traced(source)
+    assert {"a", "b"} <= names
+
+
+def test_changing_part_of_a_value_in_a_loop_reaches_a_use_earlier_in_the_loop() -> None:
+    source = """
+    def f(x, a, b, items):
+        d = a
+        for item in items:
+            y = x / d
+            d.scale = b
+    """
+    [(_, names)] = traced(source)
+    assert {"a", "b"} <= names
+
+
+def test_a_starred_target_takes_the_whole_value_and_overwrites() -> None:
+    source = "def f(x, a, b, c):\n    d = c\n    first, *d = a, b\n    return x / d[0]"
+    [(_, names)] = traced(source)
+    assert {"a", "b"} <= names
+    assert "c" not in names
+
+
+def test_tuple_unpacking_pairs_targets_with_values_and_overwrites() -> None:
+    source = "def f(x, a, b, c):\n    d = c\n    d, e = a, b\n    return x / d"
+    [(_, names)] = traced(source)
+    assert "a" in names
+    assert not {"b", "c"} & names
+
+
+def test_tuple_unpacking_of_a_starred_value_gives_each_target_the_whole_value() -> None:
+    [(_, names)] = traced("def f(x, ps, b):\n    d, e = *ps, b\n    return x / d")
+    assert {"ps", "b"} <= names
+
+
+OVERWRITING = {
+    "annotated": "d: int = b",
+    "walrus": "if (d := b):\n        pass",
+    "with target": "with hold(b) as d:\n        pass",
+    "walrus in a while test": "while (d := b) > 0:\n        pass",
+}
+
+
+@pytest.mark.parametrize("statement", OVERWRITING.values(), ids=OVERWRITING.keys())
+def test_assignments_that_always_run_overwrite(statement: str) -> None:
+    """An annotated assignment, a walrus in a test or a `with` target replaces `d`'s old value."""
+    source = f"def f(x, a, b):\n    d = a\n    {statement}\n    return x / d"
+    [(_, names)] = traced(source)
+    assert "b" in names
+    assert "a" not in names
+
+
+def test_a_for_target_does_not_overwrite_because_the_loop_may_not_run() -> None:
+    source = "def f(x, a, items):\n    d = a\n    for d in items:\n        pass\n    return x / d"
+    [(_, names)] = traced(source)
+    assert {"a", "items"} <= names
+
+
+def test_an_assignment_in_another_branch_does_not_overwrite() -> None:
+    source = """
+    def f(x, a, b, p):
+        d = a
+        if p:
+            d = b
+        else:
+            y = x / d
+        return y
+    """
+    [(_, names)] = traced(source)
+    assert "a" in names
+
+
+def test_an_assignment_in_an_earlier_block_does_not_overwrite() -> None:
+    source = """
+    def f(x, a, b, p, q):
+        d = a
+        if p:
+            d = b
+        if q:
+            y = x / d
+        return y
+    """
+    [(_, names)] = traced(source)
+    assert {"a", "b"} <= names
+
+
+def test_an_assignment_after_the_loop_does_not_reach_a_use_in_it() -> None:
+    source = """
+    def f(x, a, b, c, items):
+        d = a
+        for item in items:
+            y = x / d
+            d = b
+        d = c
+        return y
+    """
+    [(_, names)] = traced(source)
+    assert {"a", "b"} <= names
+    assert "c" not in names
+
+
+CUTTING = {
+    "len": ("len(a)", set()),
+    "module function": ("torch.numel(a)", set()),
+    "module function making a new tensor": ("torch.ones_like(a)", set()),
+    "method": ("a.numel()", {"numel"}),
+    "attribute": ("stats.count", {"stats", "count"}),
+    "local function of a cutting name": ("ones_like(a)", {"ones_like", "a"}),
+    "call of an item": ("fs[0](a)", {"fs", "a"}),
+    "cut beside a name": ("b * len(a)", {"b"}),
+}
+
+
+@pytest.mark.parametrize(("divisor", "expected"), CUTTING.values(), ids=CUTTING.keys())
+def test_a_divisor_stops_at_what_does_not_give_its_values(divisor: str, expected: set[str]) -> None:
+    """`len(a)`, `torch.numel(a)`, `a.numel()` cut `a` off; attribute names and others count."""
+    assert traced(f"def f(x, a, b, fs, stats):\n    return x / ({divisor})") == [(2, expected)]
+
+
+def test_a_module_path_is_read_through_its_attributes() -> None:
+    assert is_module_path(ast.parse("torch.linalg", mode="eval").body)
+    assert not is_module_path(ast.parse("values.linalg", mode="eval").body)
+
+
+FED = {
+    "operator": "y / b",
+    "torch.div": "torch.div(y, b)",
+    "imported function": "truediv(y, b)",
+    "method": "y.div(b)",
+    "method keyword": "y.div(other=b)",
+    "torch.div keyword": "torch.div(y, other=b)",
+    "keywords only": "torch.div(input=y, other=b)",
+    "operator module": "operator.truediv(y, b)",
+}
+
+
+@pytest.mark.parametrize("division", FED.values(), ids=FED.keys())
+def test_every_division_form_takes_its_dividend_into_a_chain(division: str) -> None:
+    source = f"def f(x, a, b):\n    y = x / a\n    return {division}"
+    assert chained(source) == [(2, {"a"}), (3, {"b"}), (3, {"a", "b"})]
+
+
+NOT_DIVISIONS = {
+    "module function with one argument": "torch.div(x)",
+    "method without an argument": "x.div()",
+    "call of an item": "fs[0](x, a)",
+    "multiplication": "x * a",
+}
+
+
+@pytest.mark.parametrize("body", NOT_DIVISIONS.values(), ids=NOT_DIVISIONS.keys())
+def test_calls_without_a_divisor_are_no_division(body: str) -> None:
+    assert traced(f"def f(x, a, fs):\n    return {body}") == []
+
+
+def test_a_division_with_an_unseen_dividend_is_found_and_chained() -> None:
+    """`torch.div(**kwargs, other=a)` divides something docpact cannot see by `a`."""
+    source = "def f(a, b, kwargs):\n    y = torch.div(**kwargs, other=a)\n    return y / b"
+    assert chained(source) == [(2, {"a"}), (3, {"b"}), (3, {"a", "b"})]
+
+
+def test_a_chain_of_three_divisions_combines_every_divisor() -> None:
+    source = "def f(x, a, b, c):\n    y = x / a\n    z = y / b\n    return z / c"
+    assert (4, {"a", "b", "c"}) in chained(source)
+
+
+def test_two_divisions_that_feed_each_other_in_a_loop_end() -> None:
+    source = """
+    def f(x, a, b, items):
+        for item in items:
+            y = x / a
+            x = y / b
+        return x
+    """
+    assert chained(source) == [(4, {"a"}), (4, {"a", "b"}), (5, {"b"}), (5, {"a", "b"})]
+
+
+LIVENESS = {
+    "in place, no return": ("def f(x, a):\n    x /= a", [True]),
+    "returns None": ("def f(x, a):\n    x /= a\n    return None", [True]),
+    "a generator": ("def f(x, a, b):\n    yield x / a\n    return b", [True]),
+    "falls off its end": ("def f(x, a, p):\n    y = x / a\n    if p:\n        return p", [True]),
+    "returns a reduction": ("def f(x, a):\n    y = x / a\n    return y.sum()", [True]),
+    "returns another value": ("def f(x, a, w):\n    y = x / a\n    return w", [False]),
+}
+
+
+@pytest.mark.parametrize(("source", "expected"), LIVENESS.values(), ids=LIVENESS.keys())
+def test_a_division_is_live_when_the_function_returns_it_or_works_in_place(
+    source: str, expected: list[bool]
+) -> None:
+    assert live(source) == expected
