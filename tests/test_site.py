@@ -435,3 +435,32 @@ def test_the_built_404_page_names_no_root_absolute_url(
     rest = html.replace(NOT_FOUND.SERVED_BASE, "")
     assert re.findall(r'(?:href|src)="/(?!/)[^"]*"', rest) == []
     assert '"base": "."' in rest
+
+
+DOCTESTS = load_hook("doctest_blocks")
+
+
+def test_only_fences_that_open_with_a_prompt_are_highlighted_as_sessions() -> None:
+    """A `python` fence starting with `>>>` becomes `pycon`; other fences keep their lexer."""
+    markdown = (
+        "```python\n>>> 1 + 1\n2\n```\n\n```python\nx = 1\n```\n\n"
+        "  ```python\n  >>> x\n  ```\n\n```yaml\n>>> not python\n```\n"
+    )
+    assert DOCTESTS.as_sessions(markdown) == (
+        "```pycon\n>>> 1 + 1\n2\n```\n\n```python\nx = 1\n```\n\n"
+        "  ```pycon\n  >>> x\n  ```\n\n```yaml\n>>> not python\n```\n"
+    )
+
+
+def test_a_doctest_block_copies_its_source_and_a_plain_block_copies_as_shown() -> None:
+    """`data-copy` holds the examples' code, continuation lines joined; plain code gets none."""
+    page = (
+        '<div class="highlight"><pre><span></span><code><span class="gp">&gt;&gt;&gt; </span>'
+        'f(\n<span class="gp">... </span>  1)\n<span class="go">2 &lt; 3</span>\n'
+        '</code></pre></div><div class="highlight"><pre><code>x = 1\n</code></pre></div>'
+    )
+    assert DOCTESTS.add_copy_text(page) == page.replace(
+        '<div class="highlight"><pre><span>',
+        '<div class="highlight" data-copy="f(\n  1)\n"><pre><span>',
+        1,
+    )

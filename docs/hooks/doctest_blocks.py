@@ -1,5 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""MkDocs hook: the copy button of a doctest block copies code that runs, not the transcript.
+"""MkDocs hook: doctest blocks shown as Python sessions, copied as code that runs.
+
+The pages' examples are `python` fences, which Sybil runs; those that start with a `>>>`
+prompt are doctests. Highlighted as plain Python, their expected output looks like code.
+Before the page is rendered, this hook highlights them as `pycon` instead, so that prompts
+and outputs are styled apart from the code; the Markdown source, which Sybil and docpact read,
+is unchanged.
 
 Material copies a code block's text, or the `data-copy` attribute of an element around it
 when there is one. A doctest block shows `>>>` and `...` prompts and the expected output,
@@ -21,9 +27,16 @@ if TYPE_CHECKING:
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
 
+# A `python` fence whose first line is a `>>>` prompt.
+DOCTEST_FENCE = re.compile(r"^(?P<open>[ \t]*`{3,})python[ \t]*$(?=\n[ \t]*>>>)", re.MULTILINE)
 BLOCK = re.compile(r'<div class="highlight">(?P<body><pre>.*?</code></pre>)', re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
 PARSER = doctest.DocTestParser()
+
+
+def as_sessions(markdown: str) -> str:
+    """Return `markdown` with every doctest fence's `python` info string made `pycon`."""
+    return DOCTEST_FENCE.sub(r"\g<open>pycon", markdown)
 
 
 def runnable_source(text: str) -> str | None:
@@ -43,6 +56,11 @@ def add_copy_text(page_html: str) -> str:
         return f'<div class="highlight" data-copy="{html.escape(source)}">{match["body"]}'
 
     return BLOCK.sub(block, page_html)
+
+
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Highlight every page's doctest fences as Python sessions."""
+    return as_sessions(markdown)
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
