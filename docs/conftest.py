@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Run every Python example and check every config-defaults block on the docs pages."""
+"""Run every Python example and config-defaults block of the docs pages."""
 
 from __future__ import annotations
 
