@@ -33,7 +33,7 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _SETEXT = re.compile(r"^(?:=+|-+)[ ]*$")
 # The first line of an admonition (`!!! note "Title"`) or a details block (`??? note`, `???+`).
-_BLOCK_START = re.compile(r"^(?:!!!|\?\?\?\+?)[ \t]+\S")
+_BLOCK_START = re.compile(r"^(?P<indent> *)(?:!!!|\?\?\?\+?)[ \t]+\S")
 
 
 @dataclass(frozen=True)
@@ -129,9 +129,9 @@ def _unblocked(lines: list[str]) -> list[str]:
             while bodies and indent < bodies[-1]:
                 bodies.pop()
         body = bodies[-1] if bodies else 0
-        dedented = line[body:] if line.strip() else ""
-        if _BLOCK_START.match(dedented.lstrip(" ")):
-            bodies.append(body + len(dedented) - len(dedented.lstrip(" ")) + 4)
+        dedented = line[body:]
+        if match := _BLOCK_START.match(dedented):
+            bodies.append(body + len(match["indent"]) + 4)
         out.append(dedented)
     return out
 
@@ -159,11 +159,11 @@ def _prose_lines(lines: list[str]) -> list[str]:
     for line in lines:
         match = FENCE.match(line)
         if fence:
-            closes = match and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence)
+            closes = match and match["fence"].startswith(fence)
             if closes and not match["info"].strip():
                 fence = ""
             prose.append("")
-        elif match and not (match["fence"][0] == "`" and "`" in match["info"]):
+        elif match and not (match["fence"].startswith("`") and "`" in match["info"]):
             fence = match["fence"]
             prose.append("")
         else:
@@ -175,7 +175,7 @@ def _without_comments(lines: list[str]) -> list[str]:
     """Blank the HTML comments, which the page never shows, keeping line numbers."""
     text = "\n".join(lines)
     blanked = _INLINE.sub(
-        lambda match: "\n" * match[0].count("\n") if match["comment"] else match[0], text
+        lambda match: "\n" * match["comment"].count("\n") if match["comment"] else match[0], text
     )
     return blanked.split("\n")
 

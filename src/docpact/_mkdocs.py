@@ -113,9 +113,9 @@ def _env(loader: _Loader, node: yaml.Node) -> Any:
 
 def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
     if isinstance(node, yaml.MappingNode):
-        return PythonTag(node.tag, loader.construct_mapping(node, deep=True))
+        return PythonTag(node.tag, loader.construct_mapping(node))
     if isinstance(node, yaml.SequenceNode):
-        return PythonTag(node.tag, loader.construct_sequence(node, deep=True))
+        return PythonTag(node.tag, loader.construct_sequence(node))
     return PythonTag(node.tag)
 
 

@@ -1,13 +1,22 @@
 # SPDX-License-Identifier: MIT
-"""Markdown reading: inline code names, headings, anchors as MkDocs renders them, sections."""
+"""Markdown reading: inline code names, headings, anchors as MkDocs renders them, sections.
+
+And the docs rules that read through it: each section exists (DP005) and names (DP004).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import markdown
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docpact._markdown import inline_code_names, sections
+from docpact import check_project, load_config
+from docpact._markdown import _sections, inline_code_names, sections
+from docpact._mkdocs import Headings
+from samples.drift import copy_project, drift
 
 PAGE = """\
 ---
@@ -35,6 +44,17 @@ Setext heading
 Custom id {#custom}
 ===
 """
+BLOCKS = Headings(("toc",), blocks=True)
+
+
+@pytest.fixture(autouse=True)
+def fresh_sections() -> None:
+    """Each test reads its pages afresh, not from the sections an earlier test cached."""
+    _sections.cache_clear()
+
+
+def anchors(page: str, style: Headings | None = None) -> list[tuple[str, int]]:
+    return [(section.anchor, section.line) for section in sections(page, style)]
 
 
 def test_names_in_any_inline_code_span_count() -> None:
@@ -75,8 +95,8 @@ def test_a_section_runs_to_the_next_heading_of_its_level() -> None:
     assert "Setext" not in section.text
 
 
-def rendered_anchors(page: str) -> list[str]:
-    renderer = markdown.Markdown(extensions=["toc", "attr_list", "fenced_code"])
+def rendered_anchors(page: str, *extensions: str) -> list[str]:
+    renderer = markdown.Markdown(extensions=["toc", "attr_list", "fenced_code", *extensions])
     renderer.convert(page)
     anchors = []
     pending = list(reversed(renderer.toc_tokens))
@@ -97,3 +117,147 @@ def test_anchors_match_python_markdown_on_any_page(headings: list[tuple[int, str
     """Whatever the headings, docpact's anchors are the ids Python-Markdown renders."""
     page = "\n\n".join(f"{'#' * level} {title}\n\nText." for level, title in headings)
     assert [section.anchor for section in sections(page)] == rendered_anchors(page)
+
+
+def test_a_line_opening_with_three_backticks_and_closing_them_is_inline_code() -> None:
+    """A backtick fence's info never holds a backtick, so this line is a code span."""
+    assert inline_code_names("```a``` and `b`\n") == {"a", "b"}
+
+
+def test_a_fence_closes_only_on_a_bare_fence_of_its_own_kind_and_length() -> None:
+    text = "````md\n`a`\n```\n~~~~\n```` `b`\n````\n`c`\n"
+    assert inline_code_names(text) == {"c"}
+
+
+@pytest.mark.parametrize(
+    ("page", "found"),
+    [
+        ("Title\n===\n\nBody\n", [("title", 1)]),
+        ("Intro\n\nTitle\n---\nBody\n", [("title", 3)]),
+        ("A\nB\n---\n", []),
+        ("===\n\nTitle\n", []),
+        ("# Title\n---\n", [("title", 1)]),
+        ("```python\nx = 1\n```\nTitle\n---\n", [("title", 4)]),
+        ("```\n```\n---\n", []),
+        ("<!--\nc\n-->\nTitle\n===\n", [("title", 4)]),
+    ],
+    ids=[
+        "first line",
+        "after a paragraph",
+        "third line of a paragraph",
+        "rule on the first line",
+        "rule under a hash heading",
+        "right under a code block",
+        "rule under a code block",
+        "right under a comment",
+    ],
+)
+def test_setext_headings_are_the_first_two_lines_of_a_block(
+    page: str, found: list[tuple[str, int]]
+) -> None:
+    """As in Python-Markdown: a line of = or - underlines the line above it alone."""
+    assert anchors(page) == found
+    assert [anchor for anchor, _ in found] == rendered_anchors(page)
+
+
+def test_setext_levels_are_one_for_equals_and_two_for_hyphens() -> None:
+    """A `===` heading is a level-1 section, holding the `---` heading after it."""
+    page = "One\n===\n\nTwo\n---\n\nText.\n\nThree\n===\n"
+    assert [(s.anchor, s.text) for s in sections(page)] == [
+        ("one", "\nTwo\n---\n\nText.\n"),
+        ("two", "\nText.\n"),
+        ("three", ""),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("page", "found"),
+    [
+        ("---\ntitle: x\n---\nTitle\n===\n", [("title", 4)]),
+        ("---  \n# a YAML comment\n---  \n# T\n", [("t", 4)]),
+        ("---\n# a YAML comment\n...\n# T\n", [("t", 4)]),
+        ("---\n---\n# T\n", [("t", 3)]),
+        ("---\n# Title\n", [("title", 2)]),
+        ("", []),
+    ],
+    ids=["setext after it", "trailing spaces", "closed by dots", "empty", "unclosed", "no page"],
+)
+def test_front_matter_is_no_part_of_the_page(page: str, found: list[tuple[str, int]]) -> None:
+    """YAML front matter as MkDocs reads it: `---` to `---` or `...`, trailing spaces allowed."""
+    assert anchors(page) == found
+
+
+@pytest.mark.parametrize(
+    ("page", "found"),
+    [
+        (
+            "!!! note\n\n    !!! tip\n\n        ## Deep\n\n    ## Back\n\n## Out\n",
+            [("deep", 5), ("back", 7), ("out", 9)],
+        ),
+        ("- item\n\n    !!! note\n\n        ## Inside\n", [("inside", 5)]),
+        ('??? note "Title"\n    ## In\n\n???+ tip\n\n    ## Open\n', [("in", 2), ("open", 6)]),
+        ("# Top\n\n\t!!! note\n\n    ## Code\n", [("top", 1)]),
+        ("!!! note\n\n    Text\n\n        ## Code\n\n## After\n", [("after", 7)]),
+    ],
+    ids=["nested", "in a list item", "details", "tab-indented code", "code under a block"],
+)
+def test_headings_in_admonitions_and_details_are_the_pages(
+    page: str, found: list[tuple[str, int]]
+) -> None:
+    """Where the site has the extensions, a block's body is dedented by four spaces, nested too."""
+    assert anchors(page, BLOCKS) == found
+    assert [anchor for anchor, _ in found] == rendered_anchors(
+        page, "admonition", "pymdownx.details"
+    )
+
+
+# The docs rules read pages through these sections: DP005 that each exists, DP004 what it names.
+LISTED = 'docs = ["docs/guide.md#per-rollout-mean-loss"]'
+GUIDE = "docs/guide.md"
+LABEL = "ratio._divide.scale_by_rollout"
+
+
+def docs_findings(project: Path, docs: list[str]) -> list[tuple[str, str, str]]:
+    drift(project / "pyproject.toml", LISTED, f"docs = {docs!r}".replace("'", '"'))
+    config = load_config(project / "pyproject.toml")
+    return [
+        (f.code, f.path, f.message) for f in check_project(config) if f.code in {"DP004", "DP005"}
+    ]
+
+
+def test_every_listed_section_that_is_missing_is_a_finding(tmp_path: Path) -> None:
+    """A missing heading or page after a found section is reported, each with its own message."""
+    project = copy_project("contract_project", tmp_path)
+    docs = [f"{GUIDE}#per-rollout-mean-loss", f"{GUIDE}#gone", "docs/gone.md#x"]
+    assert docs_findings(project, docs) == [
+        ("DP005", "pyproject.toml", f"docs page docs/gone.md of {LABEL} does not exist"),
+        (
+            "DP005",
+            "pyproject.toml",
+            f"{GUIDE} has no heading with anchor #gone, listed for {LABEL}",
+        ),
+    ]
+
+
+def test_a_docs_page_that_is_not_utf8_is_a_finding_naming_why(tmp_path: Path) -> None:
+    project = copy_project("contract_project", tmp_path)
+    drift(project / GUIDE, b"# Guide", b"# Guide \xff")
+    assert docs_findings(project, [f"{GUIDE}#per-rollout-mean-loss"]) == [
+        (
+            "DP005",
+            "pyproject.toml",
+            f"docs page {GUIDE} of {LABEL} cannot be read: not UTF-8 (invalid start byte)",
+        )
+    ]
+
+
+def test_every_found_section_is_read_after_a_missing_one(tmp_path: Path) -> None:
+    """A section listed after a missing page is still checked for each name, at its heading."""
+    project = copy_project("contract_project", tmp_path)
+    found = docs_findings(project, ["docs/gone.md#x", f"{GUIDE}#other-settings"])
+    message = "section #other-settings does not name operand `{}` as inline code"
+    assert found == [
+        ("DP004", GUIDE, message.format("num_trained_rows")),
+        ("DP004", GUIDE, message.format("rollout_token_count")),
+        ("DP005", "pyproject.toml", f"docs page docs/gone.md of {LABEL} does not exist"),
+    ]

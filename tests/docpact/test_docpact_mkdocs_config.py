@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from docpact import DocpactError
-from docpact._markdown import sections
+from docpact._markdown import _sections, sections
 from docpact._mkdocs import Headings, PythonTag, docstring_style, headings, read_mkdocs
 
 CONFIG = """\
@@ -30,6 +31,12 @@ plugins:
               - docpact:
                   pyproject: !relative $config_dir/pyproject.toml
 """
+
+
+@pytest.fixture(autouse=True)
+def fresh_sections() -> None:
+    """Each test computes its anchors afresh, not from the sections an earlier test cached."""
+    _sections.cache_clear()
 
 
 def test_mkdocs_tags_are_read_without_importing(
@@ -129,7 +136,92 @@ def test_anchors_are_recomputed_when_the_toc_settings_change(tmp_path: Path) -> 
 
 
 def test_the_settings_read_are_a_copy(tmp_path: Path) -> None:
-    """Changing what read_mkdocs returns leaves the next reader's settings alone."""
-    (tmp_path / "mkdocs.yml").write_text("site_name: a\n", "utf-8")
-    read_mkdocs(tmp_path)["site_name"] = "changed"
-    assert read_mkdocs(tmp_path)["site_name"] == "a"
+    """Changing what read_mkdocs returns, nested values too, leaves the next reader's alone."""
+    (tmp_path / "mkdocs.yml").write_text("site_name: a\nplugins: [search]\n", "utf-8")
+    settings = read_mkdocs(tmp_path)
+    settings["site_name"] = "changed"
+    settings["plugins"].append("changed")
+    assert read_mkdocs(tmp_path) == {"site_name": "a", "plugins": ["search"]}
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("!ENV [DOCPACT_TEST_UNSET, DOCPACT_TEST_UNSET_TOO, fallback]", "fallback"),
+        ("!ENV [DOCPACT_TEST_UNSET, fallback]", "fallback"),
+        ("!ENV [DOCPACT_TEST_SITE, fallback]", "from the environment"),
+        ("!ENV [DOCPACT_TEST_UNSET]", None),
+    ],
+)
+def test_env_takes_the_first_set_variable_else_its_last_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, expected: str | None
+) -> None:
+    """As in MkDocs: `!ENV [A, B, default]`, and no default after a single name."""
+    monkeypatch.setenv("DOCPACT_TEST_SITE", "from the environment")
+    monkeypatch.delenv("DOCPACT_TEST_UNSET", raising=False)
+    monkeypatch.delenv("DOCPACT_TEST_UNSET_TOO", raising=False)
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: {value}\n", "utf-8")
+    assert read_mkdocs(tmp_path) == {"site_name": expected}
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("!!python/object/apply:builtins.divmod [7, 2]", (3, 1)),
+        ("!!python/object/apply:builtins.int {args: [ff], kwds: {base: 16}}", 255),
+        ("!!python/object/apply:builtins.dict {kwds: {a: [1]}}", {"a": [1]}),
+        ("!!python/object/apply:builtins.dict", {}),
+        ("!!python/name:os.path.join", os.path.join),
+    ],
+)
+def test_python_tags_resolve_as_pyyaml_would_build_them(
+    tmp_path: Path, value: str, expected: object
+) -> None:
+    """`python/object/apply` calls with its arguments (a list, or `args` and `kwds`)."""
+    (tmp_path / "mkdocs.yml").write_text(f"tag: {value}\n", "utf-8")
+    assert read_mkdocs(tmp_path)["tag"].resolve() == expected
+
+
+def test_a_slugify_that_is_not_in_its_module_is_a_usage_error_naming_why(tmp_path: Path) -> None:
+    config = "markdown_extensions:\n  - toc:\n      slugify: !!python/name:os.no_such_slugify\n"
+    (tmp_path / "mkdocs.yml").write_text(config, "utf-8")
+    with pytest.raises(DocpactError) as raised:
+        headings(tmp_path)
+    assert str(raised.value) == (
+        "mkdocs.yml: error: markdown_extensions toc slugify cannot be imported: "
+        "module 'os' has no attribute 'no_such_slugify'"
+    )
+
+
+def test_an_mkdocs_yml_that_is_not_utf8_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mkdocs.yml").write_bytes(b"site_name: \xff\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DocpactError) as raised:
+        read_mkdocs(tmp_path)
+    assert str(raised.value) == "mkdocs.yml: error: cannot be read: not UTF-8 (invalid start byte)"
+
+
+def test_an_unknown_docstring_style_is_a_usage_error_listing_the_known_ones(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mkdocs.yml").write_text(CONFIG.replace("sphinx", "rest"), "utf-8")
+    with pytest.raises(DocpactError) as raised:
+        docstring_style(tmp_path)
+    assert str(raised.value) == (
+        "mkdocs.yml: error: mkdocstrings' docstring_style is 'rest'; "
+        "docpact reads google, numpy, sphinx"
+    )
+
+
+def test_extensions_may_be_listed_by_their_full_names(tmp_path: Path) -> None:
+    """`markdown.extensions.toc` is `toc`, and a listed `attr_list` renders custom ids."""
+    config = (
+        "markdown_extensions:\n  - markdown.extensions.attr_list\n"
+        "  - markdown.extensions.toc:\n      separator: _\n"
+    )
+    (tmp_path / "mkdocs.yml").write_text(config, "utf-8")
+    style = headings(tmp_path)
+    assert style == Headings(("toc", "attr_list"), (("separator", "_"),), blocks=False)
+    assert [s.anchor for s in sections("# A b {#c}\n\n# D e\n", style)] == ["c", "d_e"]
