@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docpact import check_project, load_config
-from docpact._markdown import _sections, inline_code_names, sections
+from docpact._markdown import inline_code_names, sections
 from docpact._mkdocs import Headings
 from samples.drift import copy_project, drift
 
@@ -45,12 +45,6 @@ Custom id {#custom}
 ===
 """
 BLOCKS = Headings(("toc",), blocks=True)
-
-
-@pytest.fixture(autouse=True)
-def fresh_sections() -> None:
-    """Each test reads its pages afresh, not from the sections an earlier test cached."""
-    _sections.cache_clear()
 
 
 def anchors(page: str, style: Headings | None = None) -> list[tuple[str, int]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docpact import DocpactError
-from docpact._markdown import _sections, sections
+from docpact._markdown import sections
 from docpact._mkdocs import Headings, PythonTag, docstring_style, headings, read_mkdocs
 
 CONFIG = """\
@@ -31,12 +31,6 @@ plugins:
               - docpact:
                   pyproject: !relative $config_dir/pyproject.toml
 """
-
-
-@pytest.fixture(autouse=True)
-def fresh_sections() -> None:
-    """Each test computes its anchors afresh, not from the sections an earlier test cached."""
-    _sections.cache_clear()
 
 
 def test_mkdocs_tags_are_read_without_importing(
