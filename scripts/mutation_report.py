@@ -14,18 +14,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 REVIEWED = ROOT / "tests" / "docpact" / "surviving_mutants.toml"
 TARGET = 95.0
-# A timeout is a kill (the mutant looped); a mutant no test covers, a suspicious one (its
-# run behaved unlike a pass or a fail) and a segfault are not.
-KILLED = frozenset({"killed", "timeout", "caught by type check"})
-UNFINISHED = frozenset({"not checked", "check was interrupted by user"})
+# A timeout is a kill (the mutant looped), and so is what mutmut calls "check was interrupted
+# by user": pytest's exit status 2, which a finished run gets when the mutant breaks the tests'
+# collection. A mutant no test covers, a suspicious one (its run behaved unlike a pass or a
+# fail) and a segfault are survivors.
+KILLED = frozenset({"killed", "timeout", "caught by type check", "check was interrupted by user"})
+UNFINISHED = frozenset({"not checked"})
 
 
 def get_parser() -> argparse.ArgumentParser:
     """The command line: where the reviewed survivors are and the kill rate to reach."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reviewed", type=Path, default=REVIEWED, help="the reviewed survivors")
-    parser.add_argument("--target", type=float, default=TARGET, help="lowest kill rate, in %%")
+    parser.add_argument("--target", type=_percent, default=TARGET, help="lowest kill rate, in %%")
     return parser
+
+
+def _percent(text: str) -> float:
+    """A kill rate in percent, from 0 to 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 100:
+        msg = f"must be a number from 0 to 100, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def parse_results(text: str) -> dict[str, str]:
@@ -43,11 +57,18 @@ def load_reviewed(path: Path) -> dict[str, str]:
     with path.open("rb") as file:
         table = tomllib.load(file)
     reviewed = table.get("survivors", {})
-    blank = sorted(name for name, reason in reviewed.items() if not str(reason).strip())
+    if not isinstance(reviewed, dict):
+        msg = f"{path.name}: [survivors] must be a table of mutant names to reasons"
+        raise ValueError(msg)
+    blank = sorted(
+        name
+        for name, reason in reviewed.items()
+        if not isinstance(reason, str) or not reason.strip()
+    )
     if blank:
         msg = f"{path.name}: survivors without a reason: {', '.join(blank)}"
         raise ValueError(msg)
-    return {name: str(reason) for name, reason in reviewed.items()}
+    return dict(reviewed)
 
 
 def judge(

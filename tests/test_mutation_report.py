@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,79 @@ def test_a_review_without_a_reason_is_refused(tmp_path: Path) -> None:
     path.write_text('[survivors]\n"docpact._flow.x_bound__mutmut_3" = " "\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"without a reason: docpact\._flow\.x_bound__mutmut_3"):
         report.load_reviewed(path)
+
+
+def _fake_mutmut(monkeypatch: pytest.MonkeyPatch, stdout: str, returncode: int = 0) -> None:
+    """`mutmut results` answers with this output and status."""
+
+    def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        assert args[1:] == ["-m", "mutmut", "results", "--all", "true"]
+        return subprocess.CompletedProcess(args, returncode, stdout, "mutmut broke")
+
+    monkeypatch.setattr(report.subprocess, "run", run)
+
+
+def test_main_passes_on_reviewed_survivors_and_fails_below_the_target(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 0 when the rate and the reviews hold, 1 when the rate is below the target."""
+    reviewed = tmp_path / "surviving_mutants.toml"
+    reviewed.write_text(
+        '[survivors]\n"docpact._flow.x_bound__mutmut_3" = "equivalent"\n'
+        '"docpact._trace.x_live__mutmut_1" = "unreachable"\n',
+        encoding="utf-8",
+    )
+    _fake_mutmut(monkeypatch, RESULTS)
+    assert report.main(["--reviewed", str(reviewed), "--target", "60"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "PASS"
+    assert report.main(["--reviewed", str(reviewed)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "FAIL"
+
+
+@pytest.mark.parametrize(
+    ("stdout", "returncode", "table", "error"),
+    [
+        (RESULTS, 1, "[survivors]\n", "mutmut results failed"),
+        ("nothing\n", 0, "[survivors]\n", "no mutants found"),
+        (RESULTS, 0, "survivors = [1]\n", "[survivors] must be a table"),
+        (RESULTS, 0, '[survivors]\n"docpact._x.x_f__mutmut_1" = 0\n', "without a reason"),
+        (RESULTS, 0, "[survivors\n", "surviving_mutants.toml"),
+    ],
+    ids=["mutmut fails", "no mutants", "not a table", "reason not text", "not TOML"],
+)
+def test_main_exits_2_on_what_it_cannot_judge(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    stdout: str,
+    returncode: int,
+    table: str,
+    error: str,
+) -> None:
+    """A failed mutmut, no results or a malformed review file is a usage error, with why."""
+    reviewed = tmp_path / "surviving_mutants.toml"
+    reviewed.write_text(table, encoding="utf-8")
+    _fake_mutmut(monkeypatch, stdout, returncode)
+    assert report.main(["--reviewed", str(reviewed)]) == 2
+    assert error in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["-1", "100.5", "nan", "x"])
+def test_a_target_outside_0_to_100_is_refused(target: str) -> None:
+    """--target takes a percentage."""
+    with pytest.raises(SystemExit) as exit_info:
+        report.get_parser().parse_args(["--target", target])
+    assert exit_info.value.code == 2
+
+
+def test_a_mutant_that_breaks_collection_counts_as_killed() -> None:
+    """Pytest's exit status 2 under a mutant, which mutmut names an interruption, is a kill."""
+    statuses = {"docpact._flow.x_bound__mutmut_1": "check was interrupted by user"}
+    lines, ok = report.judge(statuses, {}, target=100.0)
+    assert lines[1].startswith("kill rate: 1 of 1 = 100.0%")
+    assert ok
+
+
+def test_the_committed_review_file_reads() -> None:
+    """tests/docpact/surviving_mutants.toml parses, and gives every survivor a reason."""
+    assert all(reason.strip() for reason in report.load_reviewed(report.REVIEWED).values())

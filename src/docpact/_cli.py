@@ -30,7 +30,13 @@ def get_parser() -> argparse.ArgumentParser:
     """
     # Wrapped here, at a width any terminal has: the epilog is printed as written.
     codes = "\n".join(
-        textwrap.fill(rule, width=79, initial_indent=f"  {code}  ", subsequent_indent=" " * 9)
+        textwrap.fill(
+            rule,
+            width=79,
+            initial_indent=f"  {code}  ",
+            subsequent_indent=" " * 9,
+            break_on_hyphens=False,
+        )
         for code, rule in CODES.items()
     )
     exits = "exit status: 0 clean, 1 findings, 2 usage or configuration error"

@@ -17,6 +17,7 @@ parsers that run them), `ast` for the example code.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
     from docpact._config import Config
 
 __all__ = ["COVERAGE_RULES", "Coverage", "check_coverage"]
+
+# What opens a docstring's first line: its indent, a string prefix and the quotes.
+_OPENING_QUOTES = re.compile(r"""^\s*[rRuU]?(?:\"\"\"|\'\'\'|\"|\')""")
 
 
 @dataclass(frozen=True)
@@ -137,23 +141,29 @@ def _docstring_fences(module: object, config: Config) -> list[Finding]:
                 "doctest parser runs its `>>>` lines only): write it as a doctest, or "
                 "fence it as text"
             )
-            line = _line_in_file(obj, docstring, offset, text)
+            line = _line_in_file(obj, docstring, offset)
             findings.append(Finding(relative(filepath(obj), config.root), line, "DP011", message))
     return findings
 
 
-def _line_in_file(obj: object, docstring: Docstring, offset: int, text: str) -> int:
-    """The line in the object's file of the docstring's line `offset`, whose text is `text`.
+def _line_in_file(obj: object, docstring: Docstring, offset: int) -> int:
+    """The line in the object's file of the docstring's line `offset`.
 
-    griffe cleans a docstring, so its leading blank lines may have gone (a docstring that
-    opens with a newline); the file says where the line really is: the first line from
-    there to the docstring's end that holds `text`, else where it would be uncleaned (the
-    file spells the line otherwise, with an escape).
+    griffe cleans a docstring, dropping the blank lines it opens with (a docstring that starts
+    on the line after its quotes); the shift is the same for all its lines, so the file's first
+    line that holds the cleaned first line gives it. A docstring read from a stub beside the
+    file may lie past the file's end: the line is then the file's last.
     """
-    near = docstring.lineno + offset  # type: ignore[operator]
     lines = filepath(obj).read_text(encoding="utf-8").splitlines()
-    ends = range(near, docstring.endlineno + 1)  # type: ignore[operator]
-    return next((line for line in ends if lines[line - 1].strip() == text.strip()), near)
+    start = docstring.lineno or 1
+    first = docstring.value.split("\n", 1)[0].strip()
+    end = min(docstring.endlineno or start, len(lines))
+    opening = _OPENING_QUOTES.sub("", lines[start - 1]).strip() if start <= len(lines) else None
+    shifts = (
+        line - start for line in range(start + 1, end + 1) if lines[line - 1].strip() == first
+    )
+    shift = 0 if opening == first else next(shifts, 0)
+    return max(1, min(start + shift + offset, len(lines)))
 
 
 def _walk(obj: object) -> list[object]:
@@ -189,7 +199,11 @@ def _page_references(config: Config) -> set[str]:
         bound: dict[str, str] = {}
         # False under an unconditional skip: a `skip: next` waiting, a `skip: start` in force.
         next_runs = block_runs = True
-        for example in sybil.parse(page):
+        try:
+            examples = list(sybil.parse(page))
+        except ValueError as error:  # a malformed directive, e.g. a skip with no reason
+            raise DocpactError(str(error)) from None
+        for example in examples:
             parsed = example.region.parsed
             evaluator = example.region.evaluator
             if type(evaluator).__name__ == "Skipper":

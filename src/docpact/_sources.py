@@ -99,7 +99,7 @@ def unreadable(file: Path) -> tuple[int, str] | None:
         data = file.read_bytes()
     except OSError as error:
         return 1, f"cannot be opened ({error.strerror})"
-    # Before parsing: a NUL is a ValueError to Python 3.11's parser, a SyntaxError to 3.12's.
+    # Before parsing: a NUL is a ValueError to early 3.11 releases' parser, a SyntaxError later.
     if (nul := data.find(b"\0")) >= 0:
         return data.count(b"\n", 0, nul) + 1, "holds a NUL byte"
     try:

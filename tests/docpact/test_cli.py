@@ -297,6 +297,7 @@ def test_the_help_on_the_verification_page_is_what_each_command_prints(
     monkeypatch.setenv("COLUMNS", "80")
     # Python 3.14's argparse colours its help where the environment forces colour.
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("PYTHON_COLORS", "0")
     transcripts = _help_transcripts(VERIFICATION)
     assert sorted(transcripts) == [("--help",), ("check", "--help"), ("coverage", "--help")]
     for args, text in transcripts.items():

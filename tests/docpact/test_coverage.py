@@ -472,3 +472,33 @@ def test_a_conditional_skip_start_runs_and_a_skip_end_ends_a_skip(project: Path)
     missing = gaps(project)
     assert "pkg.imported_only" not in missing
     assert "pkg.Skipped" not in missing
+
+
+def test_an_escaped_fence_then_a_plain_one_are_each_at_their_own_line(project: Path) -> None:
+    """The shift from the file to the cleaned docstring is found once, for all its lines."""
+    add_to_package(
+        project,
+        '\n\ndef two():\n    """Doc.\n\n    \\x60\\x60\\x60python\n    a = 1\n    ```\n\n'
+        '    ```python\n    b = 2\n    ```\n    """\n',
+    )
+    init = project / "src" / "pkg" / "__init__.py"
+    escaped = line_of(init, "\\x60\\x60\\x60python")
+    assert [f.line for f in fences(project)] == [escaped, escaped + 4]
+
+
+def test_a_fence_in_a_stubs_docstring_past_the_files_end_is_at_its_last_line(
+    project: Path,
+) -> None:
+    """A docstring griffe takes from a `.pyi` stub may lie below the module's end: no crash."""
+    (project / "src" / "pkg" / "mod.py").write_text("def f():\n    pass\n", "utf-8")
+    stub = 'def f():\n    """F.\n\n\n\n\n\n    ```python\n    x = 1\n    ```\n    """\n'
+    (project / "src" / "pkg" / "mod.pyi").write_text(stub, "utf-8")
+    add_to_package(project, "\nfrom pkg import mod\n", "mod")
+    assert [(f.path, f.line) for f in fences(project)] == [("src/pkg/mod.py", 2)]
+
+
+def test_a_directive_that_the_pages_parser_refuses_is_a_usage_error(project: Path) -> None:
+    """A skip without a reason on a page stops coverage with the page's line, never a traceback."""
+    add_to_page(project, "\n<!-- skip: next -->\n```python\nimport pkg\n```\n")
+    with pytest.raises(DocpactError, match=r"guide\.md:\d+: skip: next needs a reason"):
+        check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
