@@ -413,16 +413,32 @@ NOT_FOUND = load_hook("not_found")
 def test_the_404_page_gets_urls_relative_to_the_root_and_the_root_base_when_served() -> None:
     """Root-absolute URLs lose their slash, other sites' keep theirs, and a served page gets `/`."""
     html = (
-        '<html><head><link href="/assets/a.css"><script src="/assets/b.js"></script></head>'
+        '<html><head><script>__md_scope=new URL("/",location)</script>'
+        '<link href="/assets/a.css"><script src="/assets/b.js"></script></head>'
         '<body><a href="/index.html">Home</a><a href="//e.com/x">x</a><a href="https://e.com/">e</a>'
         '<script id="__config">{"base": "/", "search": "/assets/w.js"}</script></body></html>'
     )
     assert NOT_FOUND.relative_to_root(html) == (
-        "<html><head>" + NOT_FOUND.SERVED_BASE + '<link href="assets/a.css">'
-        '<script src="assets/b.js"></script></head><body><a href="index.html">Home</a>'
-        '<a href="//e.com/x">x</a><a href="https://e.com/">e</a>'
-        '<script id="__config">{"base": ".", "search": "assets/w.js"}</script></body></html>'
+        "<html><head>" + NOT_FOUND.SERVED_BASE + "<script>" + NOT_FOUND.LOCAL_SCOPE + "</script>"
+        '<link href="assets/a.css"><script src="assets/b.js"></script></head><body>'
+        '<a href="index.html">Home</a><a href="//e.com/x">x</a><a href="https://e.com/">e</a>'
+        '<script id="__config">{"base": ".", "search": "assets/w.js"}</script>'
+        + NOT_FOUND.SERVED_CONFIG
+        + "</body></html>"
     )
+
+
+@pytest.mark.parametrize(
+    "missing", ["<head>", '<script id="__config">', '__md_scope=new URL("/",location)']
+)
+def test_a_404_page_without_what_the_hook_rewrites_is_refused(missing: str) -> None:
+    """A theme whose 404 page lacks the head, the config or the palette scope fails the build."""
+    html = (
+        '<html><head><script>__md_scope=new URL("/",location)</script></head><body>'
+        '<script id="__config">{"base": "/"}</script></body></html>'
+    ).replace(missing, "<x>")
+    with pytest.raises(NOT_FOUND.ThemeChanged, match=r"404\.html lacks"):
+        NOT_FOUND.relative_to_root(html)
 
 
 def test_the_built_404_page_names_no_root_absolute_url(
@@ -431,7 +447,7 @@ def test_the_built_404_page_names_no_root_absolute_url(
     """Every URL of the built 404.html but the served base resolves beside it, from disk."""
     _, directory = site
     html = (directory / "404.html").read_text(encoding="utf-8")
-    assert html.count(NOT_FOUND.SERVED_BASE) == 1
+    assert html.count(NOT_FOUND.SERVED_BASE) == html.count(NOT_FOUND.SERVED_CONFIG) == 1
     rest = html.replace(NOT_FOUND.SERVED_BASE, "")
     assert re.findall(r'(?:href|src)="/(?!/)[^"]*"', rest) == []
     assert '"base": "."' in rest
@@ -464,3 +480,22 @@ def test_a_doctest_block_copies_its_source_and_a_plain_block_copies_as_shown() -
         '<div class="highlight" data-copy="f(\n  1)\n"><pre><span>',
         1,
     )
+
+
+def test_a_fence_shown_inside_another_is_not_highlighted_as_a_session() -> None:
+    """Only fences outside other fences change: a page may show a doctest fence as text."""
+    markdown = "````markdown\n```python\n>>> x\n```\n````\n\n```python\n>>> y\n```\n"
+    assert DOCTESTS.as_sessions(markdown) == (
+        "````markdown\n```python\n>>> x\n```\n````\n\n```pycon\n>>> y\n```\n"
+    )
+
+
+def test_a_transcript_doctest_cannot_read_is_copied_as_shown() -> None:
+    """`>>>x` (no space after the prompt) is no doctest: no copy text, and no failed build."""
+    assert DOCTESTS.runnable_source(">>>x = 1\n") is None
+
+
+def test_no_break_point_in_a_number_or_in_a_code_block_in_a_table() -> None:
+    """`0.2` keeps together, and a plain code block inside a table is left as written."""
+    html = "<table><td><code>0.2</code></td><td><pre><code>a.b</code></pre></td></table>"
+    assert BREAKS.add_break_points(html) == html

@@ -20,13 +20,15 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
 TABLE = re.compile(r"<table\b.*?</table>", re.DOTALL)
-# Inline code holding text only: highlighted code has tags inside and is left alone.
-CODE = re.compile(r"(<code\b[^>]*>)([^<]+)(</code>)")
-BREAK_AFTER = re.compile(r"(?<=[._])(?=[^._])")
+# Inline code holding text only: highlighted code has tags inside and is left alone, and so
+# is a code block's `<pre><code>`.
+CODE = re.compile(r"(?<!<pre>)(?<!</span>)(<code\b[^>]*>)([^<]+)(</code>)")
+# After a dot or an underscore that a letter follows: never inside `0.2` or `__`.
+BREAK_AFTER = re.compile(r"(?<=[._])(?=[A-Za-z])")
 
 
 def add_break_points(html: str) -> str:
-    """Return `html` with `<wbr>` after each `.` and `_` inside a name, in tables' inline code."""
+    """Return `html` with `<wbr>` after each `.` and `_` before a letter, in tables' inline code."""
 
     def code(match: re.Match[str]) -> str:
         opening, text, closing = match.groups()

@@ -27,23 +27,46 @@ if TYPE_CHECKING:
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
 
-# A `python` fence whose first line is a `>>>` prompt.
-DOCTEST_FENCE = re.compile(r"^(?P<open>[ \t]*`{3,})python[ \t]*$(?=\n[ \t]*>>>)", re.MULTILINE)
+# A fence's opening or closing line: its indent, its marker and its info string.
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 BLOCK = re.compile(r'<div class="highlight">(?P<body><pre>.*?</code></pre>)', re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
 PARSER = doctest.DocTestParser()
 
 
 def as_sessions(markdown: str) -> str:
-    """Return `markdown` with every doctest fence's `python` info string made `pycon`."""
-    return DOCTEST_FENCE.sub(r"\g<open>pycon", markdown)
+    """Return `markdown` with every doctest fence's `python` info string made `pycon`.
+
+    A doctest fence is one that Sybil runs (its info string exactly `python`) and whose first
+    line is a `>>>` prompt. Fences are followed to their closing line, so a fence shown inside
+    another one is left as it is.
+    """
+    lines = markdown.split("\n")
+    marker = ""
+    for index, line in enumerate(lines):
+        fence = FENCE.match(line)
+        if marker:
+            if fence and fence["marker"].startswith(marker) and not fence["info"].strip():
+                marker = ""
+            continue
+        if not fence:
+            continue
+        marker = fence["marker"]
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if fence["info"] == "python" and following.lstrip().startswith(">>>"):
+            lines[index] = f"{fence['indent']}{marker}pycon"
+    return "\n".join(lines)
 
 
 def runnable_source(text: str) -> str | None:
     """The examples' source in `text`, a doctest transcript, or None if it is not one."""
     if not text.lstrip().startswith(">>>"):
         return None
-    return "".join(example.source for example in PARSER.get_examples(text))
+    try:
+        examples = PARSER.get_examples(text)
+    except ValueError:  # not a transcript doctest reads (`>>>x`): copied as shown
+        return None
+    return "".join(example.source for example in examples)
 
 
 def add_copy_text(page_html: str) -> str:

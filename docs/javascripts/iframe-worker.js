@@ -3,8 +3,11 @@
 // Material's search never starts there. On file:// only, this replaces `Worker` with one that
 // runs the worker's script in a hidden same-origin iframe: the script sees `postMessage` and
 // `addEventListener("message", ...)` as a worker does, and messages are copied each way with
-// `structuredClone`, asynchronously, as between a page and a worker. Served pages keep the
-// browser's own Worker. (Material's offline plugin reads "iframe-worker" in this file's name
+// `structuredClone` (into the receiving side's realm), asynchronously, as between a page and a
+// worker; an uncaught error in the worker's script reaches the page's `error` listeners (its
+// message masked as "Script error.", since a file:// script counts as another origin's). A
+// terminated worker delivers nothing more. `importScripts` is not available (Material's search
+// needs it only for languages other than English). Served pages keep the browser's own Worker. (Material's offline plugin reads "iframe-worker" in this file's name
 // and then adds no shim of its own from a CDN.)
 (function () {
   "use strict";
@@ -15,10 +18,10 @@
   class IframeWorker extends EventTarget {
     constructor(url) {
       super();
-      this.onmessage = null;
-      this.onerror = null;
+      this._handlers = {};
       this._pending = [];
       this._ready = false;
+      this._terminated = false;
       this._frame = document.createElement("iframe");
       this._frame.hidden = true;
       this._frame.tabIndex = -1;
@@ -30,6 +33,9 @@
         const copy = structuredClone(data);
         setTimeout(() => this._emit(new MessageEvent("message", { data: copy })), 0);
       };
+      scope.addEventListener("error", (event) => {
+        this._emit(new ErrorEvent("error", { message: event.message, error: event.error }));
+      });
       scope.importScripts = () => {
         throw new Error("importScripts is not available in a worker started from disk");
       };
@@ -45,8 +51,41 @@
       scope.document.head.appendChild(script);
     }
 
+    // `onmessage` and `onerror` are event handler attributes: a listener in the place of the
+    // first assignment, calling whatever handler is set now.
+    get onmessage() {
+      return this._handlers.message ?? null;
+    }
+
+    set onmessage(handler) {
+      this._setHandler("message", handler);
+    }
+
+    get onerror() {
+      return this._handlers.error ?? null;
+    }
+
+    set onerror(handler) {
+      this._setHandler("error", handler);
+    }
+
+    _setHandler(type, handler) {
+      if (!(type in this._handlers)) {
+        this.addEventListener(type, (event) => {
+          const current = this._handlers[type];
+          if (typeof current === "function") {
+            current.call(this, event);
+          }
+        });
+      }
+      this._handlers[type] = handler;
+    }
+
     postMessage(data) {
-      const copy = structuredClone(data);
+      if (this._terminated) {
+        return;
+      }
+      const copy = this._frame.contentWindow.structuredClone(data);
       if (this._ready) {
         this._deliver(copy);
       } else {
@@ -55,24 +94,25 @@
     }
 
     terminate() {
-      this._frame.remove();
-      this._ready = false;
+      this._terminated = true;
       this._pending = [];
+      this._frame.remove();
     }
 
     _deliver(data) {
       const scope = this._frame.contentWindow;
-      if (scope) {
-        setTimeout(() => scope.dispatchEvent(new scope.MessageEvent("message", { data })), 0);
-      }
+      setTimeout(() => {
+        if (!this._terminated) {
+          scope.dispatchEvent(new scope.MessageEvent("message", { data }));
+        }
+      }, 0);
     }
 
     _emit(event) {
-      this.dispatchEvent(event);
-      const handler = event.type === "message" ? this.onmessage : this.onerror;
-      if (typeof handler === "function") {
-        handler.call(this, event);
+      if (this._terminated) {
+        return;
       }
+      this.dispatchEvent(event);
     }
   }
 

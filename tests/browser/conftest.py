@@ -34,22 +34,45 @@ INSTALL = (
 )
 
 
-def chromium_path() -> str | None:
-    """The system's Chromium: $CHROMIUM, else the first candidate that exists."""
-    if os.environ.get("CHROMIUM"):
-        return shutil.which(os.environ["CHROMIUM"])
+def chromium_path() -> str:
+    """The system's Chromium: $CHROMIUM, else the first candidate that exists.
+
+    Ends the whole run, once, with how to install it when there is none.
+    """
+    named = os.environ.get("CHROMIUM")
+    if named:
+        found = shutil.which(named)
+        if found is None:
+            pytest.exit(f"CHROMIUM={named} is not an executable", returncode=2)
+        return found
     for candidate in CANDIDATES:
         found = shutil.which(candidate)
         if found:
             return found
-    return None
+    pytest.exit(INSTALL, returncode=2)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    """Serve files without logging each request to stderr."""
+    """Serve files without logging each request, and answer a missing one with 404.html.
+
+    A missing page gets the site's 404 page with status 404, as static hosts answer.
+    """
 
     def log_message(self, format: str, *args: object) -> None:
         return
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 @pytest.fixture(scope="session")
@@ -79,8 +102,6 @@ def server(site_dir: Path) -> Iterator[str]:
 def browser() -> Iterator[object]:
     """Headless Chromium from the system, one for the whole run."""
     path = chromium_path()
-    if path is None:
-        pytest.fail(INSTALL)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

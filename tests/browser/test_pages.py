@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 from site_urls import ROOT, is_inside
 
 DOCS = ROOT / "docs"
@@ -18,8 +19,15 @@ PAGES = sorted(
 WHERE = pytest.mark.parametrize("served", [True, False], ids=["served", "from-disk"])
 SCREENSHOTS = ROOT / "site-screenshots"
 
-# LaTeX left in a page's text: a command, display dollars, or a dollar before a command.
-RAW_MATH = r"\\[a-zA-Z]+[{_^]|\$\$|\$\\"
+# LaTeX left in a page's text: a command, display dollars, a dollar before a command, or
+# arithmatex's own \( \) and \[ \] wrappers (what a page shows when no MathML replaced them).
+RAW_MATH = r"\\[a-zA-Z]+[{_^]|\$\$|\$\\|\\\(|\\\["
+# The pages whose Markdown holds math: each must show at least one MathML formula.
+WITH_MATH = {
+    path.relative_to(DOCS).with_suffix(".html").as_posix()
+    for path in DOCS.rglob("*.md")
+    if "$" in re.sub(r"`[^`]*`|```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+}
 TEXT_OUTSIDE_CODE = """() => {
     const article = document.querySelector("article").cloneNode(true);
     article.querySelectorAll("pre, code, script, math").forEach((node) => node.remove());
@@ -46,8 +54,15 @@ def test_a_page_loads_with_no_error_no_request_off_the_site_and_rendered_math(
     assert [
         url for url in visit.requests if not is_inside(url, server=server, site_dir=site_dir)
     ] == []
-    assert all(width > 0 and height > 0 for width, height in page.evaluate(MATH_BOXES))
+    boxes = page.evaluate(MATH_BOXES)
+    assert bool(boxes) == (path in WITH_MATH)
+    assert all(width > 0 and height > 0 for width, height in boxes)
     assert re.search(RAW_MATH, page.evaluate(TEXT_OUTSIDE_CODE)) is None
+
+
+def test_the_math_check_sees_the_pages_with_math() -> None:
+    """The pages whose formulas are checked include the two that state the rule."""
+    assert {"index.html", "trainer-configuration.html"} <= WITH_MATH
 
 
 @pytest.mark.parametrize("width", [1280, 1920])
@@ -55,11 +70,12 @@ def test_a_page_loads_with_no_error_no_request_off_the_site_and_rendered_math(
 def test_no_code_block_is_wider_than_its_box(open_page, path, width) -> None:
     """At desktop widths every example fits: no highlighted code scrolls sideways."""
     page, _ = open_page(path, served=True, width=width)
+    assert page.locator(".highlight code").count() > 0
     assert page.evaluate(OVERFLOWING_CODE) == []
     white_space = "(code) => getComputedStyle(code).whiteSpace"
     assert set(
         page.locator(".highlight code").evaluate_all(f"(all) => all.map({white_space})")
-    ) <= {"pre"}
+    ) == {"pre"}
 
 
 @WHERE
@@ -74,11 +90,16 @@ def test_search_lists_the_trainer_page(open_page, served, width) -> None:
         page.click("input.md-search__input")
     # Typed once the opened search has focused its input, as a reader types.
     page.wait_for_function("() => document.activeElement?.matches('input.md-search__input')")
-    page.locator("input.md-search__input").press_sequentially("num_trained_rows")
-    results = page.locator(".md-search-result__item a")
-    results.first.wait_for(timeout=10_000)
-    links = results.evaluate_all("(links) => links.map((link) => link.href)")
-    assert any("trainer-configuration.html" in link for link in links)
+    search = page.locator("input.md-search__input")
+    search.press_sequentially("num_trained_rows")
+    assert search.input_value() == "num_trained_rows"
+    # Material searches on every key: wait for the results of the whole query.
+    expect(page.locator(".md-search-result__meta")).to_have_text(
+        re.compile(r"^\d+ matching documents?$"), timeout=10_000
+    )
+    expect(
+        page.locator(".md-search-result__item a[href*='trainer-configuration.html']").first
+    ).to_be_visible()
     assert visit.errors == []
 
 
@@ -106,6 +127,8 @@ def test_every_internal_link_and_anchor_resolves(open_page, server, site_dir, se
             target += "index.html"
         if target not in ids or (anchor and anchor not in ids[target]):
             broken.append((source, href))
+    assert len(links) > 10 * len(PAGES)
+    assert any("#" in href for _, href in links)
     assert broken == []
 
 
@@ -122,15 +145,49 @@ def test_the_palette_toggle_switches_between_light_and_dark(open_page, served) -
     assert visit.errors == []
 
 
-def test_the_404_page_from_disk_is_styled(open_page) -> None:
-    """404.html read from disk loads the theme's style sheets and script: a styled header."""
-    page, visit = open_page("404.html", served=False)
-    assert visit.errors == []
-    assert (
-        page.evaluate("() => getComputedStyle(document.querySelector('.md-header')).position")
-        == "sticky"
-    )
+NOT_FOUND_STATUS = "Failed to load resource: the server responded with a status of 404 (Not Found)"
+
+
+def _styled_with_search(page) -> list[str]:
+    """The page has the theme's styled header, its script ran, and search finds a page."""
+    header = "() => getComputedStyle(document.querySelector('.md-header')).position"
+    assert page.evaluate(header) == "sticky"
     assert page.evaluate("() => document.documentElement.classList.contains('js')")
+    page.click("input.md-search__input")
+    page.locator("input.md-search__input").press_sequentially("retention")
+    expect(page.locator(".md-search-result__item a").first).to_be_visible(timeout=10_000)
+    return page.locator(".md-search-result__item a").evaluate_all("(a) => a.map((x) => x.href)")
+
+
+def test_the_404_page_from_disk_is_styled(open_page, site_dir) -> None:
+    """404.html read from disk loads the theme and runs search, with links beside it."""
+    page, visit = open_page("404.html", served=False)
+    page.wait_for_load_state("networkidle")
+    links = _styled_with_search(page)
+    assert all(link.startswith(site_dir.as_uri() + "/") for link in links)
+    assert visit.errors == []
+
+
+def test_a_missing_page_served_gets_the_styled_404_page(open_page, server) -> None:
+    """A server's answer to a missing page is the 404 page, styled, its search from the root."""
+    page, visit = open_page("missing.html", served=True)
+    page.wait_for_load_state("networkidle")
+    assert page.title().startswith("rolloutnorm")
+    links = _styled_with_search(page)
+    assert all(link.startswith(server) and "/missing" not in link for link in links)
+    # The one error is the browser's note on the page's own status, 404: nothing else failed.
+    assert visit.errors == [NOT_FOUND_STATUS]
+
+
+def test_a_missing_page_deeper_down_gets_the_404_page_with_search_from_the_root(
+    open_page, server
+) -> None:
+    """Deeper down, only the preload scanner's first guesses at the assets fail (documented)."""
+    page, visit = open_page("reference/missing.html", served=True)
+    page.wait_for_load_state("networkidle")
+    links = _styled_with_search(page)
+    assert all(link.startswith(server) and "/reference/search" not in link for link in links)
+    assert set(visit.errors) == {NOT_FOUND_STATUS}
 
 
 def test_the_copy_button_of_a_doctest_block_copies_runnable_code(open_page) -> None:
@@ -188,3 +245,65 @@ def test_screenshot_of_every_page_in_both_palettes(open_page, path, scheme) -> N
     target.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(target), full_page=True)
     assert target.stat().st_size > 0
+
+
+WORKER = """addEventListener("message", (event) => {
+    if (event.data === "boom") {
+        throw new Error("boom");
+    }
+    postMessage({ echo: event.data, ownArray: event.data instanceof Array });
+});
+"""
+WORKER_PAGE = """<!doctype html><html><head><script src="iframe-worker.js"></script></head>
+<body><script>
+window.seen = [];
+window.worker = new Worker("worker.js");
+worker.onmessage = (event) => seen.push(["onmessage", event.data]);
+worker.addEventListener("message", (event) => seen.push(["listener", event.data.echo]));
+worker.addEventListener("error", (event) => seen.push(["error", event.message]));
+worker.postMessage([1]);
+worker.postMessage([2]);
+</script></body></html>
+"""
+
+
+def test_the_worker_shim_runs_a_worker_from_disk_as_a_browser_would(
+    browser, site_dir, tmp_path
+) -> None:
+    """From disk: messages in order, copied into the worker's realm, errors reported, terminate."""
+    (tmp_path / "iframe-worker.js").write_bytes(
+        (site_dir / "javascripts" / "iframe-worker.js").read_bytes()
+    )
+    (tmp_path / "worker.js").write_text(WORKER, encoding="utf-8")
+    (tmp_path / "page.html").write_text(WORKER_PAGE, encoding="utf-8")
+    page = browser.new_page()
+    try:
+        page.goto((tmp_path / "page.html").as_uri())
+        page.wait_for_function("() => seen.length === 4")
+        assert page.evaluate("() => seen") == [
+            ["onmessage", {"echo": [1], "ownArray": True}],
+            ["listener", [1]],
+            ["onmessage", {"echo": [2], "ownArray": True}],
+            ["listener", [2]],
+        ]
+        page.evaluate("() => worker.postMessage('boom')")
+        page.wait_for_function("() => seen.length === 5")
+        # From disk the browser counts the script as another origin's and masks the message.
+        assert page.evaluate("() => seen[4]") in (
+            ["error", "Script error."],
+            ["error", "Uncaught Error: boom"],
+        )
+        page.evaluate("() => { worker.terminate(); worker.postMessage([3]); }")
+        page.wait_for_timeout(200)
+        assert page.evaluate("() => seen.length") == 5
+        assert page.evaluate("() => document.querySelectorAll('iframe').length") == 0
+    finally:
+        page.close()
+
+
+def test_served_pages_keep_the_browsers_own_worker(open_page) -> None:
+    """The shim replaces Worker only on file://: a served page's Worker is the browser's."""
+    page, _ = open_page("index.html", served=True)
+    assert page.evaluate("() => Worker.toString().includes('[native code]')")
+    page, _ = open_page("index.html", served=False)
+    assert not page.evaluate("() => Worker.toString().includes('[native code]')")
