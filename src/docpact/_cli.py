@@ -30,13 +30,7 @@ def get_parser() -> argparse.ArgumentParser:
     """
     # Wrapped here, at a width any terminal has: the epilog is printed as written.
     codes = "\n".join(
-        textwrap.fill(
-            rule,
-            width=79,
-            initial_indent=f"  {code}  ",
-            subsequent_indent=" " * 9,
-            break_on_hyphens=False,
-        )
+        textwrap.fill(rule, width=79, initial_indent=f"  {code}  ", subsequent_indent=" " * 9)
         for code, rule in CODES.items()
     )
     exits = "exit status: 0 clean, 1 findings, 2 usage or configuration error"

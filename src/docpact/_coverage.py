@@ -150,19 +150,18 @@ def _line_in_file(obj: object, docstring: Docstring, offset: int) -> int:
     """The line in the object's file of the docstring's line `offset`.
 
     griffe cleans a docstring, dropping the blank lines it opens with (a docstring that starts
-    on the line after its quotes); the shift is the same for all its lines, so the file's first
-    line that holds the cleaned first line gives it. A docstring read from a stub beside the
+    on the line after its quotes); the shift is the same for all its lines, so the first of
+    the docstring's lines in the file that holds the cleaned first line gives it (none if the
+    file spells that line otherwise, with an escape). A docstring read from a stub beside the
     file may lie past the file's end: the line is then the file's last.
     """
     lines = filepath(obj).read_text(encoding="utf-8").splitlines()
-    start = docstring.lineno or 1
-    first = docstring.value.split("\n", 1)[0].strip()
-    end = min(docstring.endlineno or start, len(lines))
-    opening = _OPENING_QUOTES.sub("", lines[start - 1]).strip() if start <= len(lines) else None
-    shifts = (
-        line - start for line in range(start + 1, end + 1) if lines[line - 1].strip() == first
-    )
-    shift = 0 if opening == first else next(shifts, 0)
+    start = docstring.lineno  # type: ignore[operator]
+    first = docstring.value.partition("\n")[0].strip()
+    spans = lines[start - 1 : docstring.endlineno]
+    if spans:
+        spans[0] = _OPENING_QUOTES.sub("", spans[0])
+    shift = next((n for n, text in enumerate(spans) if text.strip() == first), 0)
     return max(1, min(start + shift + offset, len(lines)))
 
 

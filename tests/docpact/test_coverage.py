@@ -502,3 +502,30 @@ def test_a_directive_that_the_pages_parser_refuses_is_a_usage_error(project: Pat
     add_to_page(project, "\n<!-- skip: next -->\n```python\nimport pkg\n```\n")
     with pytest.raises(DocpactError, match=r"guide\.md:\d+: skip: next needs a reason"):
         check_coverage(load_config(project / "pyproject.toml"), ["pkg"])
+
+
+def test_a_docstring_whose_first_line_the_file_escapes_keeps_its_own_numbering(
+    project: Path,
+) -> None:
+    """No line of the file holds the cleaned first line: the fence is at the docstring's count."""
+    add_to_package(
+        project, '\n\ndef cafe():\n    """Caf\\xe9.\n\n    ```python\n    ```\n    """\n'
+    )
+    init = project / "src" / "pkg" / "__init__.py"
+    [fence] = fences(project)
+    assert fence.line == line_of(init, "```python")
+
+
+def test_a_stubs_fence_for_an_empty_module_is_at_line_1(project: Path) -> None:
+    """A module with no lines at all still gets its finding at a line that exists: 1."""
+    (project / "src" / "pkg" / "mod.py").write_text("", "utf-8")
+    stub = 'def f():\n    """F.\n\n    ```python\n    x = 1\n    ```\n    """\n'
+    (project / "src" / "pkg" / "mod.pyi").write_text(stub, "utf-8")
+    add_to_package(project, "\nfrom pkg import mod\n", "mod")
+    assert [(f.path, f.line) for f in fences(project)] == [("src/pkg/mod.py", 1)]
+
+
+def test_a_fence_on_a_docstrings_second_line_is_found_below_its_quotes(project: Path) -> None:
+    """A one-line opening followed by the fence: the shift is 0, the fence one line down."""
+    fence, line = fence_finding(project, '"""Used.\n    ```python\n    x = 1\n    ```\n    """')
+    assert fence.line == line
