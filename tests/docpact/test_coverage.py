@@ -529,3 +529,11 @@ def test_a_fence_on_a_docstrings_second_line_is_found_below_its_quotes(project: 
     """A one-line opening followed by the fence: the shift is 0, the fence one line down."""
     fence, line = fence_finding(project, '"""Used.\n    ```python\n    x = 1\n    ```\n    """')
     assert fence.line == line
+
+
+def test_a_first_line_said_again_below_does_not_shift_the_docstring(project: Path) -> None:
+    """The first line on the quotes' line is the docstring's start, whatever repeats it later."""
+    fence, line = fence_finding(
+        project, '"""Used.\n\n    Used.\n\n    ```python\n    x = 1\n    ```\n    """'
+    )
+    assert fence.line == line
