@@ -89,6 +89,8 @@ def sections(text: str, style: Headings | None = None) -> list[Section]:
 def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     import markdown
     from markdown.blockprocessors import HashHeaderProcessor
+    from markdown.extensions.attr_list import AttrListExtension
+    from markdown.extensions.toc import TocExtension
 
     from docpact._mkdocs import DEFAULT_HEADINGS
 
@@ -105,7 +107,13 @@ def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
             headings.append((i - 1, i + 1, 1 if line[0] == "=" else 2, prose[i - 1].strip()))
 
     # All headings rendered at once, so that toc gives repeated and custom ids as on the page.
-    renderer = markdown.Markdown(extensions=list(style.extensions), extension_configs=style.configs)
+    # Built here rather than named: Markdown would scan every installed package's entry points
+    # to resolve a name, which costs more than the rest of a check.
+    built = {"toc": TocExtension, "attr_list": AttrListExtension}
+    configs = style.configs
+    renderer = markdown.Markdown(
+        extensions=[built[name](**configs.get(name, {})) for name in style.extensions]
+    )
     renderer.convert("\n\n".join(f"{'#' * level} {title}" for _, _, level, title in headings))
     found = []
     for n, ((start, body, level, _), anchor) in enumerate(
