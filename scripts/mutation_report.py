@@ -11,6 +11,9 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
+# docpact's own parser of a percentage, as `--fail-under` takes it: the mutate session has it.
+from docpact._cli import _percent
+
 ROOT = Path(__file__).resolve().parents[1]
 REVIEWED = ROOT / "tests" / "docpact" / "surviving_mutants.toml"
 TARGET = 95.0
@@ -28,18 +31,6 @@ def get_parser() -> argparse.ArgumentParser:
     parser.add_argument("--reviewed", type=Path, default=REVIEWED, help="the reviewed survivors")
     parser.add_argument("--target", type=_percent, default=TARGET, help="lowest kill rate, in %%")
     return parser
-
-
-def _percent(text: str) -> float:
-    """A kill rate in percent, from 0 to 100."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 100:
-        msg = f"must be a number from 0 to 100, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
 
 
 def parse_results(text: str) -> dict[str, str]:

@@ -35,9 +35,11 @@ if TYPE_CHECKING:
 
 log = get_plugin_logger("not_found")
 
-# A root-absolute URL in an attribute or in Material's JSON config (not `//host`, which is
-# another site).
-ROOT_ABSOLUTE = re.compile(r'(?P<lead>(?:href|src)="|"(?:base|search)": ")/(?!/)')
+# A root-absolute URL in an attribute or the search worker's in Material's JSON config (not
+# `//host`, which is another site); the config's `base` itself becomes the site's folder.
+ROOT_ABSOLUTE = re.compile(r'(?P<lead>(?:href|src)="|"search": ")/(?!/)')
+BASE = '"base": "/"'
+LOCAL_BASE = '"base": "."'
 SERVED_BASE = (
     '<script>if (location.protocol !== "file:") document.write(\'<base href="/">\')</script>'
 )
@@ -65,8 +67,7 @@ def relative_to_root(html: str) -> str:
         msg = "404.html lacks <head>, Material's __config or its palette scope"
         raise ThemeChanged(msg)
     html = ROOT_ABSOLUTE.sub(lambda match: match["lead"], html)
-    html = html.replace('"base": ""', '"base": "."', 1)
-    html = html.replace(SCOPE, LOCAL_SCOPE, 1)
+    html = html.replace(BASE, LOCAL_BASE, 1).replace(SCOPE, LOCAL_SCOPE, 1)
     html = CONFIG_END.sub(lambda match: match.group() + SERVED_CONFIG, html, count=1)
     head = html.index("<head>") + len("<head>")
     return html[:head] + SERVED_BASE + html[head:]
