@@ -22,6 +22,7 @@ the extension's hook.
 
 from __future__ import annotations
 
+from docpact._bindings import claim
 from docpact._check import check_project
 from docpact._config import Config, Contract, find_pyproject, load_config
 from docpact._errors import DocpactError
@@ -39,6 +40,7 @@ __all__ = [
     "DocpactError",
     "Finding",
     "check_project",
+    "claim",
     "find_pyproject",
     "load_config",
 ]

@@ -100,6 +100,29 @@ def get_parser() -> argparse.ArgumentParser:
         metavar="PCT",
         help="exit 1 when fewer than PCT percent of the public objects are covered",
     )
+    claims = commands.add_parser(
+        "claims",
+        help="list the claims and their properties; --update re-approves them",
+        description=(
+            "List every claim of the claims contracts with the property that checks it and "
+            "whether they were reviewed against each other as they stand. With --update, "
+            "record the claims' and properties' fingerprints as reviewed: do it after "
+            "reading each changed claim against its property."
+        ),
+        epilog=(
+            "exit status: 0 every claim bound and reviewed (after --update: re-approved), "
+            "1 a claim unbound, bound twice or not reviewed, 2 usage or configuration error"
+        ),
+    )
+    claims.add_argument(
+        "ids", nargs="*", metavar="ID", help="the claims to re-approve (default: every claim)"
+    )
+    claims.add_argument("--pyproject", type=Path, help="the pyproject.toml to read")
+    claims.add_argument(
+        "--update",
+        action="store_true",
+        help="rewrite the reviewed= fingerprints of the properties, formatted with ruff",
+    )
     return parser
 
 
@@ -140,6 +163,13 @@ def main(args: Sequence[str] | None = None) -> int:
     options = get_parser().parse_args(args)
     if options.command == "coverage":
         return _coverage(options)
+    if options.command == "claims":
+        with _console():
+            try:
+                return _claims(options)
+            except DocpactError as error:
+                logger.error(error)
+                return 2
     with _console():
         try:
             config = load_config(options.pyproject or find_pyproject(Path.cwd()))
@@ -186,6 +216,75 @@ def _coverage(options: argparse.Namespace) -> int:
     below = options.fail_under is not None and result.percent < options.fail_under
     fences = any(finding.code == "DP011" for finding in result.findings)
     return 1 if below or fences else 0
+
+
+def _claims(options: argparse.Namespace) -> int:
+    """Run `docpact claims`: one line per claim, or per re-approval with `--update`."""
+    from docpact._claims_kind import analyse
+    from docpact._registry import check_contract
+    from docpact._review import reviews, write_reviews
+
+    config = load_config(options.pyproject or find_pyproject(Path.cwd()))
+    contracts = [contract for contract in config.contracts if contract.kind == "claims"]
+    if not contracts:
+        msg = f"{config.pyproject.name}: error: no [[tool.docpact.contract]] of kind claims"
+        raise DocpactError(msg)
+    if options.ids and not options.update:
+        msg = "error: claim IDs select what --update re-approves; add --update"
+        raise DocpactError(msg)
+    if options.update:
+        found = [review for c in contracts for review in reviews(analyse(c, config), options.ids)]
+        write_reviews(config, found)
+        for review in found:
+            binding = review.binding
+            was = review.old or "never reviewed"
+            logger.warning(
+                "%s:%d: re-approved %s against claim %s (%s:%d): %s -> %s",
+                binding.path,
+                binding.line,
+                binding.function,
+                binding.claim,
+                review.page,
+                review.line,
+                was,
+                review.new,
+            )
+        logger.warning("%d re-approved", len(found))
+    unsettled = 0
+    for contract in contracts:
+        analysis = analyse(contract, config)
+        for page, block in analysis.claims:
+            bound = analysis.bound(block.argument)
+            status = _claim_status(block, bound)
+            unsettled += status != "reviewed"
+            checked = ", ".join(
+                f"{b.path}:{b.line} {b.function} (session {analysis.session(b)})" for b in bound
+            )
+            logger.info("%s:%d: %s: %s: %s", page, block.line, block.argument, status, checked)
+        codes = {"DP012", "DP013", "DP014", "DP015"}
+        for finding in check_contract(contract, config=config, package=None):
+            if finding.code in codes:
+                unsettled += 1
+                logger.warning("%s", finding)
+    return 1 if unsettled else 0
+
+
+def _claim_status(block: object, bound: list) -> str:
+    """How a claim stands against its properties, in a few words."""
+    if not bound:
+        return "no property"
+    if len(bound) > 1:
+        return f"{len(bound)} properties"
+    reviewed = bound[0].reviewed
+    if not reviewed:
+        return "never reviewed"
+    text, _, code = reviewed.partition("/")
+    changed = [
+        what
+        for what, old, new in (("text", text, block.fingerprint), ("code", code, bound[0].code))
+        if old != new
+    ]
+    return " and ".join(changed) + " changed" if changed else "reviewed"
 
 
 @contextmanager

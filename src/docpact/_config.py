@@ -49,6 +49,12 @@ class Contract:
         kind: `divisor` (the default), `names` or `config-defaults`.
         names: For a `names` contract, the identifiers the docstring and docs must name.
         file: For a `config-defaults` contract, the file the docs' YAML block must equal.
+        pages: For a `claims` contract, the docs pages whose claims and claim words are
+            checked, relative to the project root.
+        properties: For a `claims` contract, the test files and folders searched for
+            `@docpact.claim` bindings.
+        words: For a `claims` contract, the claim words (`word*` matches longer words too).
+        session: For a `claims` contract, the nox session of a binding that names none.
     """
 
     object: str = ""
@@ -58,6 +64,10 @@ class Contract:
     kind: str = "divisor"
     names: tuple[str, ...] = ()
     file: str = ""
+    pages: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    session: str = "tests"
 
     @property
     def package(self) -> str | None:
@@ -71,8 +81,8 @@ class Contract:
 
     @property
     def label(self) -> str:
-        """How messages name the contract: its object, or its file."""
-        return self.object or self.file
+        """How messages name the contract: its object, its file, or its kind."""
+        return self.object or self.file or self.kind
 
 
 _DEFAULT_PATHS = ("src", ".")
@@ -252,6 +262,8 @@ def _contract(entry: object, key: str) -> Contract:
             msg = f"{key}.file must be a path inside the project root, got {file!r}"
             raise ValueError(msg)
         values["file"] = file
+    if "pages" in kind.required:
+        values.update(_claims_keys(entry, key))
     docs = entry.get("docs", [])
     if not isinstance(docs, list) or not all(_is_section(section) for section in docs):
         msg = f"{key}.docs must be a list of 'page.md#anchor' strings, got {docs!r}"
@@ -261,6 +273,44 @@ def _contract(entry: object, key: str) -> Contract:
         raise ValueError(msg)
     values["docs"] = tuple(docs)
     return Contract(**values)  # type: ignore[arg-type]
+
+
+def _claims_keys(entry: dict, key: str) -> dict[str, object]:
+    from docpact._claims_kind import DEFAULT_WORDS
+
+    values: dict[str, object] = {}
+    for field in ("pages", "properties"):
+        paths = entry.get(field)
+        if (
+            not isinstance(paths, list)
+            or not paths
+            or not all(isinstance(p, str) and p and "\0" not in p and _inside(p) for p in paths)
+        ):
+            msg = (
+                f"{key}.{field} must be a non-empty list of paths inside the project root, "
+                f"got {paths!r}"
+            )
+            raise ValueError(msg)
+        if repeated := sorted({p for p in paths if paths.count(p) > 1}):
+            msg = f"{key}.{field} lists {repeated} more than once; list each once"
+            raise ValueError(msg)
+        values[field] = tuple(paths)
+    words = entry.get("words", list(DEFAULT_WORDS))
+    if not isinstance(words, list) or not all(
+        isinstance(w, str) and re.fullmatch(r"[A-Za-z][A-Za-z'-]*\*?", w) for w in words
+    ):
+        msg = (
+            f"{key}.words must be a list of words, each letters, optionally ending in * to "
+            f"match longer words too, got {words!r}"
+        )
+        raise ValueError(msg)
+    values["words"] = tuple(words)
+    session = entry.get("session", "tests")
+    if not isinstance(session, str) or not re.fullmatch(r"[\w.\-+]+", session):
+        msg = f"{key}.session must be a nox session name, got {session!r}"
+        raise ValueError(msg)
+    values["session"] = session
+    return values
 
 
 def _identifiers(names: object, key: str) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from docpact._claims_kind import CLAIMS
 from docpact._config_defaults import CONFIG_DEFAULTS
 from docpact._coverage import COVERAGE_RULES
 from docpact._divisor import DIVISOR
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CODES", "KINDS", "RULES", "check_contract"]
 
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS)}
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, CLAIMS)}
 """Every kind of contract, by the value of its `kind` key."""
 
 _BY_CODE = {rule.code: rule for kind in KINDS.values() for rule in kind.rules}

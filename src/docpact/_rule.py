@@ -21,6 +21,7 @@ from docpact._sources import lookup
 if TYPE_CHECKING:
     from griffe import Module
 
+    from docpact._claims_kind import Analysis
     from docpact._config import Config, Contract
     from docpact._findings import Finding
     from docpact._markdown import Section
@@ -130,6 +131,13 @@ class Subject:
             ),
             None,
         )
+
+    @cached_property
+    def claims(self) -> Analysis:
+        """A claims contract's pages and properties, read once for all its rules."""
+        from docpact._claims_kind import analyse
+
+        return analyse(self.contract, self.config)
 
     @cached_property
     def pages(self) -> dict[str, str | OSError | UnicodeDecodeError]:

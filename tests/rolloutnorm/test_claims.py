@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from batches import RolloutBatch, retention_configs, rollout_batches
+from docpact import claim
 from rolloutnorm import (
     PolicyLossConfig,
     compute_policy_loss_per_rollout_mean,
@@ -65,6 +66,7 @@ def _is_close(value: float, expected: float, rtol: float) -> bool:
     return abs(value - expected) <= rtol * abs(expected)
 
 
+@claim("mass-per-rollout", reviewed="5262bcc3db87/a1d2468bebf9")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_mass_per_rollout(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -104,6 +106,7 @@ def test_mass_per_rollout(batch: RolloutBatch, data: st.DataObject) -> None:
             assert _is_close(mass, 1 / num_trained_rows, MASS_RTOL[batch.dtype]), rollout_id
 
 
+@claim("batch-mass", reviewed="823053a01365/dc5dcc40caf2")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_batch_mass(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -159,6 +162,7 @@ def _epoch_masses(trained, order: list[int]) -> tuple[dict[Hashable, float], dic
     return masses, tokens
 
 
+@claim("no-update-compensation", reviewed="07b76964cff3/c40dcbd6343e")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_no_update_compensation(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -226,6 +230,7 @@ def _loss_config(dp_size: int, low: float, high: float, c: float, verl_style: bo
     )
 
 
+@claim("dp-size-sum", reviewed="cc678f48273b/292b6934d9fa")
 @settings(max_examples=200, deadline=None)
 @given(
     batch=rollout_batches(),

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """A Sybil parser that holds a documented YAML block equal, as data, to a file in the project.
 
-The block is announced by an HTML comment naming the file, relative to the project root;
-`config-defaults` is the only `docpact:` directive, and any other is an error:
+The block is announced by an HTML comment naming the file, relative to the project root.
+The other `docpact:` directives, `claim` and `not-a-claim`, mark claims for `docpact check`
+and are left alone here; any other is an error:
 
 ````markdown
 <!-- docpact: config-defaults rolloutnorm/src/rolloutnorm/config.yaml -->
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["ConfigDefaultsParser"]
 
 _DIRECTIVES = frozenset({"config-defaults"})
+# Read by docpact check (docpact._claims), not run as examples.
+_CLAIM_DIRECTIVES = frozenset({"claim", "not-a-claim"})
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class ConfigDefaultsParser:
         for comment in self._comments(document):
             line = document.text[: comment.start].count("\n") + 1
             where = f"{document.path}:{line}"
+            if comment.lexemes["arguments"].split()[:1] in ([d] for d in _CLAIM_DIRECTIVES):
+                continue
             file = _file(comment.lexemes["arguments"], where)
             found = block_after(document.text, comment.end)
             if found is None:
@@ -116,7 +121,7 @@ def _file(arguments: str, where: str) -> str:
     """The one file path that a `docpact:` comment's arguments name after the directive."""
     directive, *paths = arguments.split() or [""]
     if directive not in _DIRECTIVES:
-        known = ", ".join(sorted(_DIRECTIVES))
+        known = ", ".join(sorted(_DIRECTIVES | _CLAIM_DIRECTIVES))
         msg = f"{where}: unknown docpact directive {directive!r}; known directives: {known}"
         raise ValueError(msg)
     if not paths:

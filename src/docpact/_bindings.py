@@ -1,0 +1,371 @@
+# SPDX-License-Identifier: MIT
+"""Properties bound to claims: the `claim` decorator, and its bindings read without importing.
+
+A property is a test function decorated with `docpact.claim("ID", ...)`. docpact reads the
+decorator from the test file's syntax tree, as it reads code through griffe: the tests are
+never imported, so `docpact check` runs without their dependencies (torch, hypothesis).
+The decorator's `reviewed` argument is `TEXT/CODE`: the fingerprint of the claim's
+normalized text and that of the property's code, as they stood when someone last reviewed
+the one against the other. The code's fingerprint is taken of the function's syntax tree
+(decorators included, the claim decorator and docstrings left out, so formatting and
+comments do not count) and of every definition of the same module it uses, transitively:
+helpers, constants, imports. What another module defines is not followed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from docpact._claims import CLAIM_ID
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+__all__ = ["Binding", "claim", "code_fingerprint", "read_bindings", "sessions"]
+
+_F = TypeVar("_F", bound="Callable[..., Any]")
+REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}")
+_SESSION = re.compile(r"[\w.\-+]+")
+
+
+def claim(claim_id: str, *, reviewed: str = "", session: str = "") -> Callable[[_F], _F]:
+    """Bind a property test to the claim it checks, for `docpact check` to read.
+
+    The function is returned unchanged, with the binding in its `__docpact_claim__`
+    attribute. `docpact claims --update` writes `reviewed`; an author writes the rest:
+
+    >>> from docpact import claim
+    >>> @claim("mass-per-rollout", reviewed="0123456789ab/ba9876543210")
+    ... def test_mass_per_rollout():
+    ...     pass
+    >>> test_mass_per_rollout.__docpact_claim__
+    {'claim': 'mass-per-rollout', 'reviewed': '0123456789ab/ba9876543210', 'session': ''}
+
+    Args:
+        claim_id: The claim's ID, as in its page's `<!-- docpact: claim ID -->`.
+        reviewed: `TEXT/CODE`, the fingerprints of the claim's text and of this property's
+            code when the one was last reviewed against the other; empty before the first
+            review.
+        session: The nox session that runs the property, when it is not the claims
+            contract's `session` (by default `tests`).
+
+    Returns:
+        The decorator.
+
+    Raises:
+        ValueError: When an argument is malformed.
+    """
+    if not isinstance(claim_id, str) or CLAIM_ID.fullmatch(claim_id) is None:
+        msg = f"claim_id must be a claim ID such as 'mass-per-rollout', got {claim_id!r}"
+        raise ValueError(msg)
+    if not isinstance(reviewed, str) or (reviewed and REVIEWED.fullmatch(reviewed) is None):
+        msg = f"reviewed must be empty or TEXT/CODE, 12 hex digits each, got {reviewed!r}"
+        raise ValueError(msg)
+    if not isinstance(session, str) or (session and _SESSION.fullmatch(session) is None):
+        msg = f"session must be empty or a nox session name, got {session!r}"
+        raise ValueError(msg)
+
+    def bind(function: _F) -> _F:
+        function.__docpact_claim__ = {  # type: ignore[attr-defined]
+            "claim": claim_id,
+            "reviewed": reviewed,
+            "session": session,
+        }
+        return function
+
+    return bind
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One `@claim(...)` decorator, as read from its test file.
+
+    Attributes:
+        path: The test file, relative to the project root, with forward slashes.
+        line: The 1-based line of the decorator.
+        function: The decorated function's name.
+        claim: The claim's ID, or `None` when the decorator is malformed.
+        reviewed: The `reviewed` argument, empty when absent.
+        session: The `session` argument, empty when absent.
+        code: The fingerprint of the property's code now.
+        problem: What is malformed in the decorator, or empty.
+        span: Where `reviewed`'s string is in the file (start and end, as 1-based line and
+            0-based character column), or, when it is absent, the end of the last argument.
+        has_reviewed: Whether the decorator passes `reviewed`.
+    """
+
+    path: str
+    line: int
+    function: str
+    claim: str | None
+    reviewed: str = ""
+    session: str = ""
+    code: str = ""
+    problem: str = ""
+    span: tuple[int, int, int, int] = (0, 0, 0, 0)
+    has_reviewed: bool = False
+
+
+def read_bindings(
+    root: Path, paths: tuple[str, ...]
+) -> tuple[list[Binding], list[tuple[str, int, str]]]:
+    """Read every binding of the Python files under `paths`, in path and line order.
+
+    Args:
+        root: The project root.
+        paths: Files and folders relative to the root; folders are searched recursively.
+
+    Returns:
+        The bindings, and the problems of files that cannot be read or parsed, as
+        `(path, line, message)`.
+    """
+    bindings, problems = [], []
+    for file in _python_files(root, paths):
+        where = file.relative_to(root).as_posix()
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            from docpact._findings import cannot_read
+
+            problems.append((where, 1, f"{where} {cannot_read(error)}"))
+            continue
+        if "claim" not in text:
+            continue
+        try:
+            tree = ast.parse(text, filename=where)
+        except (SyntaxError, ValueError) as error:
+            line = getattr(error, "lineno", None) or 1
+            problems.append((where, line, f"{where} cannot be parsed: {error.args[0]}"))
+            continue
+        bindings += _bindings(tree, where, text)
+    return bindings, problems
+
+
+def _python_files(root: Path, paths: tuple[str, ...]) -> Iterator[Path]:
+    seen = set()
+    for name in paths:
+        path = root / name
+        found = [path] if path.is_file() else sorted(path.rglob("*.py"))
+        for file in found:
+            if file not in seen and file.suffix == ".py":
+                seen.add(file)
+                yield file
+
+
+def _aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The names `claim` is imported as, and the names `docpact` itself is imported as."""
+    functions, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "docpact" and not node.level:
+            functions |= {a.asname or a.name for a in node.names if a.name == "claim"}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname or a.name for a in node.names if a.name == "docpact"}
+    return functions, modules
+
+
+def _is_claim(node: ast.expr, functions: set[str], modules: set[str]) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in functions
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "claim"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in modules
+    )
+
+
+def _bindings(tree: ast.Module, where: str, text: str) -> list[Binding]:
+    functions, modules = _aliases(tree)
+    if not functions and not modules:
+        return []
+    lines = text.splitlines(keepends=True)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            call = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if not _is_claim(call, functions, modules):
+                continue
+            binding = _binding(decorator, node, where, lines)
+            found.append(binding)
+            if binding.claim is not None:
+                code = code_fingerprint(tree, node, functions, modules)
+                found[-1] = Binding(**{**binding.__dict__, "code": code})
+    return sorted(found, key=lambda b: b.line)
+
+
+def _binding(
+    decorator: ast.expr, node: ast.FunctionDef | ast.AsyncFunctionDef, where: str, lines: list[str]
+) -> Binding:
+    def bad(problem: str) -> Binding:
+        return Binding(where, decorator.lineno, node.name, None, problem=problem)
+
+    usage = 'write @claim("ID") with string literals, and reviewed= and session= by keyword'
+    if not isinstance(decorator, ast.Call) or len(decorator.args) != 1:
+        return bad(f"the claim decorator of {node.name} takes the claim ID alone: {usage}")
+    values: dict[str, ast.Constant] = {}
+    for name, value in [(None, decorator.args[0])] + [(k.arg, k.value) for k in decorator.keywords]:
+        if name not in {None, "reviewed", "session"}:
+            return bad(f"the claim decorator of {node.name} has no argument {name}: {usage}")
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            return bad(f"the claim decorator of {node.name} needs string literals: {usage}")
+        values[name or "id"] = value
+    claim_id = values["id"].value
+    if CLAIM_ID.fullmatch(claim_id) is None:
+        return bad(f"the claim decorator of {node.name} names {claim_id!r}, not a valid claim ID")
+    session = values["session"].value if "session" in values else ""
+    if session and _SESSION.fullmatch(session) is None:
+        return bad(f"the claim decorator of {node.name} names session {session!r}, not a name")
+    reviewed = values.get("reviewed")
+    # `reviewed`'s string is rewritten in place; without one, it goes after the last argument.
+    last = decorator.keywords[-1].value if decorator.keywords else decorator.args[0]
+    target = last if reviewed is None else reviewed
+    span = (
+        target.lineno,
+        _column(lines, target.lineno, target.col_offset),
+        target.end_lineno or target.lineno,
+        _column(lines, target.end_lineno or target.lineno, target.end_col_offset or 0),
+    )
+    return Binding(
+        where,
+        decorator.lineno,
+        node.name,
+        claim_id,
+        reviewed=reviewed.value if reviewed else "",
+        session=session,
+        span=span,
+        has_reviewed=reviewed is not None,
+    )
+
+
+def _column(lines: list[str], line: int, offset: int) -> int:
+    """A character column from ast's UTF-8 byte offset."""
+    return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace"))
+
+
+def code_fingerprint(
+    tree: ast.Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    functions: set[str],
+    modules: set[str],
+) -> str:
+    """The fingerprint of a property's code and of what it uses from its own module.
+
+    Args:
+        tree: The module.
+        function: The property.
+        functions: The names `claim` is imported as (its decorators are left out).
+        modules: The names `docpact` is imported as.
+
+    Returns:
+        12 hex digits of the SHA-256 of the canonical syntax trees.
+    """
+    defined: dict[str, list[ast.stmt]] = {}
+    for statement in tree.body:
+        for name in _bound(statement):
+            defined.setdefault(name, []).append(statement)
+    used: list[ast.AST] = [function]
+    seen_names: set[str] = set()
+    queue: list[ast.AST] = [function]
+    while queue:
+        for node in ast.walk(queue.pop()):
+            if isinstance(node, ast.Name) and node.id not in seen_names:
+                seen_names.add(node.id)
+                for statement in defined.get(node.id, []):
+                    if statement is not function and statement not in used:
+                        used.append(statement)
+                        queue.append(statement)
+    parts = [_canonical(node, functions, modules) for node in used]
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+def _bound(statement: ast.stmt) -> list[str]:
+    """The module-level names a statement defines."""
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [statement.name]
+    if isinstance(statement, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).partition(".")[0] for a in statement.names]
+    targets: list[ast.expr] = []
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, ast.AnnAssign | ast.AugAssign):
+        targets = [statement.target]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+def _canonical(node: object, functions: set[str], modules: set[str]) -> str:
+    """A dump of a syntax tree that no Python version's new empty fields change.
+
+    Docstrings and claim decorators are left out; so are fields that are `None` or empty.
+    """
+    if isinstance(node, list):
+        return "[" + ",".join(_canonical(item, functions, modules) for item in node) + "]"
+    if not isinstance(node, ast.AST):
+        return repr(node)
+    fields = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if name == "decorator_list":
+            value = [
+                d
+                for d in value
+                if not _is_claim(d.func if isinstance(d, ast.Call) else d, functions, modules)
+            ]
+        elif name == "body" and _has_docstring(node):
+            value = value[1:]
+        if value is None or value == []:
+            continue
+        fields.append(f"{name}={_canonical(value, functions, modules)}")
+    return f"{type(node).__name__}({','.join(fields)})"
+
+
+def _has_docstring(node: ast.AST) -> bool:
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return False
+    first = node.body[0] if node.body else None
+    return (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+
+
+def sessions(root: Path) -> set[str] | None:
+    """The sessions that the project's `noxfile.py` defines, or `None` without one.
+
+    A session is a function decorated with `nox.session` (or `session` imported from nox),
+    named by the decorator's `name=` when it gives one.
+
+    Args:
+        root: The project root.
+
+    Returns:
+        The session names; `None` when there is no readable, parsable `noxfile.py`.
+    """
+    try:
+        tree = ast.parse((root / "noxfile.py").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    names = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            call = decorator.func if isinstance(decorator, ast.Call) else decorator
+            is_session = (isinstance(call, ast.Attribute) and call.attr == "session") or (
+                isinstance(call, ast.Name) and call.id == "session"
+            )
+            if not is_session:
+                continue
+            name = node.name
+            for keyword in decorator.keywords if isinstance(decorator, ast.Call) else []:
+                if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
+                    name = str(keyword.value.value)
+            names.add(name)
+    return names

@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: MIT
+"""Claims on docs pages: the blocks that `<!-- docpact: claim ID -->` marks, and claim words.
+
+A claim marker stands on a line of its own; the block that follows it (blank lines may come
+between) is the claim: a paragraph, which runs to the next blank line, or an admonition or
+details block (`!!! note`, `??? note`), which runs to the end of its indented body. The
+claim's text is that block's Markdown with every run of whitespace made one space, so that
+rewrapping the lines changes nothing; its fingerprint is the first 12 hex digits of the
+text's SHA-256.
+
+`<!-- docpact: not-a-claim REASON -->` marks the block after it the same way, as prose that
+uses a claim word (`never`, `exactly`...) without claiming what a property could check; the
+reason is required and is listed on the project's verification page.
+
+Everything here reads Markdown only; `docpact._bindings` reads the properties.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from docpact._markdown import _BLOCK_START, _prose_lines, _without_front_matter
+
+__all__ = [
+    "CLAIM_ID",
+    "Block",
+    "Page",
+    "fingerprint",
+    "normalized",
+    "read_page",
+    "visible_prose",
+    "words_pattern",
+]
+
+CLAIM_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+"""A valid claim ID: lowercase letters and digits in words joined by single hyphens."""
+
+_DIRECTIVE = re.compile(r"<!--\s*docpact:\s*(?P<directive>claim|not-a-claim)(?![\w-])")
+_MARKER = re.compile(
+    r"(?P<indent>[ \t]*)<!--\s*docpact:\s*(?P<directive>claim|not-a-claim)"
+    r"(?P<arguments>(?:(?!-->).)*)-->[ \t]*"
+)
+_HEADING = re.compile(r"[ \t]{0,3}(?:#{1,6}(?:[ \t]|$)|<!--)")
+# What a reader does not see as prose: code spans, link targets, HTML tags, math.
+_NOT_PROSE = re.compile(
+    r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)"
+    r"|\]\([^)]*\)|<[^>]*>|\$[^$]+\$"
+)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block marked by a claim marker or a `not-a-claim` suppression.
+
+    Attributes:
+        directive: `claim` or `not-a-claim`.
+        argument: The claim's ID, or the suppression's reason, as written.
+        line: The 1-based line of the marker.
+        first: The 1-based first line of the block, or 0 when no block follows.
+        last: The 1-based last line of the block, or 0 when no block follows.
+        text: The block's normalized text (`normalized`).
+    """
+
+    directive: str
+    argument: str
+    line: int
+    first: int = 0
+    last: int = 0
+    text: str = ""
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the block's normalized text."""
+        return fingerprint(self.text)
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page's claims and suppressions, and what is wrong with its markers.
+
+    Attributes:
+        blocks: Every marked block, claims and suppressions, in page order.
+        problems: Malformed markers, as `(line, message)`, in page order.
+    """
+
+    blocks: tuple[Block, ...] = ()
+    problems: tuple[tuple[int, str], ...] = field(default=())
+
+    @property
+    def claims(self) -> tuple[Block, ...]:
+        """The claims with a valid ID and a block, in page order."""
+        return tuple(b for b in self.blocks if b.directive == "claim")
+
+    @property
+    def suppressions(self) -> tuple[Block, ...]:
+        """The `not-a-claim` blocks with a reason and a block, in page order."""
+        return tuple(b for b in self.blocks if b.directive == "not-a-claim")
+
+
+def normalized(text: str) -> str:
+    """A claim's text with every run of whitespace made one space, and none at either end.
+
+    Args:
+        text: The claim's Markdown.
+
+    Returns:
+        The normalized text, which its fingerprint is taken of.
+    """
+    return " ".join(text.split())
+
+
+def fingerprint(text: str) -> str:
+    """The fingerprint of a normalized claim text: 12 hex digits of its SHA-256.
+
+    Args:
+        text: The normalized text.
+
+    Returns:
+        The fingerprint.
+    """
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def read_page(text: str) -> Page:
+    """Find a page's claim markers and suppressions, with the blocks they mark.
+
+    Markers inside fenced code blocks and YAML front matter are not markers.
+
+    Args:
+        text: The Markdown page.
+
+    Returns:
+        The page's blocks and the problems of its markers: an invalid ID, a suppression
+        without a reason, a marker not alone on its line, a marker with no block after it.
+    """
+    lines = text.splitlines()
+    prose = _prose_lines(_without_front_matter(lines))
+    blocks, problems = [], []
+    for i, line in enumerate(prose):
+        if not _DIRECTIVE.search(line):
+            continue
+        marker = _MARKER.fullmatch(line)
+        if marker is None:
+            problems.append((i + 1, _not_alone(line)))
+            continue
+        directive, argument = marker["directive"], marker["arguments"].strip()
+        if directive == "claim" and CLAIM_ID.fullmatch(argument) is None:
+            problems.append((i + 1, _bad_id(argument)))
+            continue
+        if directive == "not-a-claim" and not argument:
+            problems.append(
+                (i + 1, "<!-- docpact: not-a-claim --> needs a written reason after it")
+            )
+            continue
+        span = _block_after(lines, prose, i, len(marker["indent"].expandtabs(4)))
+        if span is None:
+            what = f"claim {argument}" if directive == "claim" else "not-a-claim"
+            message = (
+                f"<!-- docpact: {what} --> is followed by no paragraph or admonition: a "
+                "heading, a code block, a comment or the end of the page comes first"
+            )
+            problems.append((i + 1, message))
+            continue
+        first, last = span
+        body = "\n".join(lines[first : last + 1])
+        blocks.append(Block(directive, argument, i + 1, first + 1, last + 1, normalized(body)))
+    return Page(tuple(blocks), tuple(problems))
+
+
+def visible_prose(text: str) -> dict[int, str]:
+    """The prose a reader sees on each line of a page.
+
+    Fenced code, front matter, HTML comments, code spans, link targets, HTML tags and inline
+    math are blanked.
+
+    Args:
+        text: The Markdown page.
+
+    Returns:
+        The prose of each 1-based line that has some left.
+    """
+    from docpact._markdown import _without_comments
+
+    prose = _without_comments(_prose_lines(_without_front_matter(text.splitlines())))
+    visible = {i: _NOT_PROSE.sub(" ", line) for i, line in enumerate(prose, start=1)}
+    return {i: line for i, line in visible.items() if line.strip()}
+
+
+def words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The pattern of a list of claim words, where `word*` also matches longer words.
+
+    Args:
+        words: The words, each letters and hyphens, optionally ending in `*`.
+
+    Returns:
+        A case-insensitive pattern matching any of them as a whole word.
+    """
+    parts = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in words]
+    return re.compile(r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w-])", re.IGNORECASE)
+
+
+def _block_after(
+    lines: list[str], prose: list[str], at: int, indent: int
+) -> tuple[int, int] | None:
+    """The 0-based first and last lines of the block after the marker on line `at`."""
+    first = at + 1
+    while first < len(lines) and not lines[first].strip():
+        first += 1
+    if first == len(lines) or not prose[first].strip() or _HEADING.match(lines[first]):
+        return None  # the end, a fence (blanked in prose), a heading or a comment
+    if _BLOCK_START.match(lines[first].expandtabs(4)[indent:]):
+        body = indent + 4
+        last = first
+        for j in range(first + 1, len(lines)):
+            line = lines[j].expandtabs(4)
+            if not line.strip():
+                continue
+            if len(line) - len(line.lstrip(" ")) < body:
+                break
+            last = j
+        return first, last
+    last = first
+    while (
+        last + 1 < len(lines) and lines[last + 1].strip() and not _MARKER.fullmatch(prose[last + 1])
+    ):
+        last += 1
+    return first, last
+
+
+def _bad_id(argument: str) -> str:
+    if not argument:
+        return (
+            "<!-- docpact: claim --> needs an ID, for example <!-- docpact: claim mass-per-row -->"
+        )
+    return (
+        f"claim ID {argument!r} is not a valid name: lowercase letters and digits in words "
+        "joined by single hyphens, starting with a letter (mass-per-rollout)"
+    )
+
+
+def _not_alone(line: str) -> str:
+    return (
+        f"a docpact claim marker must stand alone on its line, as <!-- docpact: claim ID -->, "
+        f"got {line.strip()!r}"
+    )
