@@ -299,7 +299,12 @@ def test_the_help_on_the_verification_page_is_what_each_command_prints(
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("PYTHON_COLORS", "0")
     transcripts = _help_transcripts(VERIFICATION)
-    assert sorted(transcripts) == [("--help",), ("check", "--help"), ("coverage", "--help")]
+    assert sorted(transcripts) == [
+        ("--help",),
+        ("check", "--help"),
+        ("claims", "--help"),
+        ("coverage", "--help"),
+    ]
     for args, text in transcripts.items():
         with pytest.raises(SystemExit) as exit_info:
             main(list(args))
