@@ -307,3 +307,55 @@ def test_served_pages_keep_the_browsers_own_worker(open_page) -> None:
     assert page.evaluate("() => Worker.toString().includes('[native code]')")
     page, _ = open_page("index.html", served=False)
     assert not page.evaluate("() => Worker.toString().includes('[native code]')")
+
+
+def _claims_of(path: str) -> list[tuple[str, str]]:
+    """Each claim of a page's Markdown with the property docpact binds it to, in page order."""
+    from docpact import load_config
+    from docpact._claims_kind import analyse
+
+    config = load_config(ROOT / "pyproject.toml")
+    page = f"docs/{Path(path).with_suffix('.md').as_posix()}"
+    for contract in config.contracts:
+        if contract.kind == "claims" and page in contract.pages:
+            analysis = analyse(contract, config)
+            return [
+                (block.argument, analysis.bound(block.argument)[0].function)
+                for name, block in analysis.claims
+                if name == page
+            ]
+    return []
+
+
+CLAIM_BOXES = """() => Array.from(document.querySelectorAll(".admonition.docpact-claim"), (box) => {
+    const title = box.querySelector(".admonition-title");
+    const rect = box.getBoundingClientRect();
+    return {
+        title: title.textContent,
+        check: box.querySelector(".docpact-claim-check").textContent,
+        border: getComputedStyle(box).borderLeftColor,
+        icon: getComputedStyle(title, "::before").maskImage
+            || getComputedStyle(title, "::before").webkitMaskImage,
+        width: rect.width,
+        height: rect.height,
+    };
+})"""
+
+
+@WHERE
+@pytest.mark.parametrize("path", ["trainer-configuration.html", "verl.html"])
+def test_each_claim_shows_in_a_box_naming_its_property(open_page, path, served) -> None:
+    """One styled box per claim of the Markdown, titled with its ID, naming its property."""
+    claims = _claims_of(path)
+    assert claims, f"{path} has no claim: the check proves nothing"
+    page, visit = open_page(path, served=served)
+    boxes = page.evaluate(CLAIM_BOXES)
+    assert [box["title"] for box in boxes] == [f"Claim {claim_id}" for claim_id, _ in claims]
+    for box, (_, function) in zip(boxes, claims, strict=True):
+        assert box["check"].startswith(f"Checked by {function} in tests/")
+        assert box["check"].endswith("run by nox -s tests.")
+        assert box["border"] == "rgb(0, 121, 107)"
+        assert "data:image/svg+xml" in box["icon"]
+        assert box["width"] > 0
+        assert box["height"] > 0
+    assert visit.errors == []

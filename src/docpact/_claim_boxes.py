@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: MIT
+"""The `docpact` MkDocs plugin: each claim of a claims page is shown in a claim box.
+
+At build time, the block after `<!-- docpact: claim ID -->` becomes an admonition of type
+`docpact-claim`, titled with the claim's ID, that ends with the property checking it and
+the session that runs the property. The box is plain HTML and a style sheet the plugin adds
+to the site: nothing is fetched or run in the browser. The findings on claims come from the
+griffe extension, in the same build; the plugin only shows what it reads.
+
+```yaml
+plugins:
+  - docpact:
+      pyproject: !relative $config_dir/pyproject.toml  # the default
+```
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File
+
+from docpact._claims import read_page
+from docpact._claims_kind import analyse
+from docpact._config import load_config
+from docpact._errors import DocpactError
+from docpact._findings import relative
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
+
+    from docpact._claims import Block
+    from docpact._claims_kind import Analysis
+
+__all__ = ["ClaimBoxes"]
+
+STYLESHEET = "assets/docpact/claims.css"
+_ICON = (
+    "url(\"data:image/svg+xml;charset=utf-8,<svg xmlns='http://www.w3.org/2000/svg' "
+    "viewBox='0 0 24 24'><path d='M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm-1.5 14.5-4-4 "
+    "1.4-1.4 2.6 2.6 5.6-5.6 1.4 1.4z'/></svg>\")"
+)
+_CSS = f"""\
+:root {{
+  --docpact-claim-color: #00796b;
+  --docpact-claim-icon: {_ICON};
+}}
+.md-typeset .admonition.docpact-claim {{
+  border-color: var(--docpact-claim-color);
+}}
+.md-typeset .docpact-claim > .admonition-title {{
+  background-color: rgb(0 121 107 / 10%);
+}}
+.md-typeset .docpact-claim > .admonition-title::before {{
+  background-color: var(--docpact-claim-color);
+  -webkit-mask-image: var(--docpact-claim-icon);
+  mask-image: var(--docpact-claim-icon);
+}}
+.md-typeset .docpact-claim-check {{
+  color: var(--md-default-fg-color--light, inherit);
+  font-size: 0.85em;
+}}
+"""
+
+
+class _Options(base.Config):
+    pyproject = c.Optional(c.Type(str))
+
+
+class ClaimBoxes(BasePlugin[_Options]):
+    """Show each claim of the claims contracts' pages in a box naming its property."""
+
+    def __init__(self) -> None:
+        self._analyses: list[Analysis] = []
+        self._root = Path()
+
+    def on_config(self, config: MkDocsConfig, **kwargs: Any) -> MkDocsConfig:
+        """Read the claims contracts, and add the boxes' style sheet to the site.
+
+        Raises:
+            PluginError: When the contracts cannot be read, or the site lacks the
+                `admonition` Markdown extension that the boxes are made with.
+        """
+        pyproject = self.config.pyproject or str(
+            Path(config.config_file_path).parent / "pyproject.toml"
+        )
+        try:
+            project = load_config(pyproject)
+        except DocpactError as error:
+            raise PluginError(str(error)) from None
+        if "admonition" not in config.markdown_extensions:
+            msg = (
+                "the docpact plugin makes claim boxes with the admonition extension; add it "
+                "to markdown_extensions"
+            )
+            raise PluginError(msg)
+        self._root = project.root
+        self._analyses = [
+            analyse(contract, project)
+            for contract in project.contracts
+            if contract.kind == "claims"
+        ]
+        config.extra_css.append(STYLESHEET)
+        return config
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """Add the style sheet of the boxes."""
+        files.append(File.generated(config, STYLESHEET, content=_CSS))
+        return files
+
+    def on_page_markdown(self, markdown: str, *, page: Page, **kwargs: Any) -> str:
+        """Turn each claim of a claims page into a claim box."""
+        source = page.file.abs_src_path
+        if source is None:
+            return markdown
+        name = relative(Path(source), self._root)
+        analysis = next((a for a in self._analyses if name in a.contract.pages), None)
+        if analysis is None:
+            return markdown
+        lines = markdown.split("\n")
+        for block in reversed(read_page(markdown).claims):
+            lines[block.line - 1 : block.last] = _box(lines, block, analysis)
+        return "\n".join(lines)
+
+
+def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:
+    marker = lines[block.line - 1]
+    indent = marker[: len(marker) - len(marker.lstrip())]
+    body = [
+        line[len(indent) :] if line.startswith(indent) else line.lstrip()
+        for line in lines[block.first - 1 : block.last]
+    ]
+    bound = analysis.bound(block.argument)
+    if len(bound) == 1:
+        binding = bound[0]
+        session = analysis.session(binding)
+        runner = f"`nox -s {session}`" if analysis.sessions is not None else f"session `{session}`"
+        check = f"Checked by `{binding.function}` in `{binding.path}`, run by {runner}."
+    elif bound:
+        check = f"Bound to {len(bound)} properties, which docpact check reports."
+    else:
+        check = "No property checks this claim yet."
+    box = [f'!!! docpact-claim "Claim {block.argument}"', ""]
+    box += [f"    {line}" if line.strip() else "" for line in body]
+    box += ["", f'    <span class="docpact-claim-check">{check}</span>']
+    return [f"{indent}{line}" if line else "" for line in box]
