@@ -39,6 +39,9 @@ CHECKS = {
         *(f"--ignore={path}" for path in NOT_UNIT),
     ],
     "mkdocs": ["-m", "mkdocs", "build", "--strict", "--site-dir", "_drift_site"],
+    # The properties bound to the pages' claims (@docpact.claim), each run to its end, so
+    # that the table shows every claim whose property a drift breaks.
+    "properties": [],
 }
 
 
@@ -48,11 +51,12 @@ class DriftError(Exception):
 
 @dataclass(frozen=True)
 class Drift:
-    """One catalogued drift: its name, the checks that must catch it, and its edits."""
+    """One catalogued drift: its name, the checks and properties that must catch it, its edits."""
 
     name: str
     expect: tuple[str, ...]
     edits: tuple[dict[str, str], ...]
+    properties: tuple[str, ...] = ()
 
 
 def get_parser() -> argparse.ArgumentParser:
@@ -82,7 +86,13 @@ def load_catalogue(path: Path) -> list[Drift]:
         if not entry.get("name") or not entry.get("expect") or not entry.get("edits") or unknown:
             msg = f"{path}: drift {index} needs a name, edits and known checks in expect {unknown}"
             raise DriftError(msg)
-        drifts.append(Drift(entry["name"], tuple(entry["expect"]), tuple(entry["edits"])))
+        properties = entry.get("properties", [])
+        if properties and "properties" not in entry["expect"]:
+            msg = f"{path}: drift {index} lists properties but does not expect 'properties'"
+            raise DriftError(msg)
+        drifts.append(
+            Drift(entry["name"], tuple(entry["expect"]), tuple(entry["edits"]), tuple(properties))
+        )
     return drifts
 
 
@@ -126,19 +136,81 @@ def apply(drift: Drift, tree: Path) -> None:
         path.write_text(text.replace(edit["find"], edit["replace"]), "utf-8")
 
 
-def run_checks(tree: Path) -> tuple[dict[str, str], float]:
-    """Run every check in `tree`; return each failing check's evidence, and the seconds taken."""
+def bound_properties(tree: Path) -> dict[str, str]:
+    """The claims' properties that the `tests` session runs, as pytest node id to claim ID.
+
+    docpact reads the bindings from the tree's test files without importing them. A
+    property defined in a class is left out (its node id needs the class).
+
+    Raises:
+        DriftError: If the tree's claims contracts cannot be read.
+    """
+    from docpact import DocpactError, load_config
+    from docpact._claims_kind import analyse
+
+    try:
+        config = load_config(tree / "pyproject.toml")
+    except DocpactError as error:
+        msg = f"cannot read the claims contracts: {error}"
+        raise DriftError(msg) from None
+    found = {}
+    for contract in config.contracts:
+        if contract.kind != "claims":
+            continue
+        analysis = analyse(contract, config)
+        for binding in analysis.bindings:
+            if binding.claim is not None and analysis.session(binding) == "tests":
+                found[f"{binding.path}::{binding.function}"] = binding.claim
+    return found
+
+
+def run_properties(tree: Path, env: dict[str, str]) -> tuple[str | None, set[str]]:
+    """Run the bound properties to their end; the evidence of a failure, and the claims failed."""
+    properties = bound_properties(tree)
+    arguments = [arg for arg in PYTEST if arg != "-x"]
+    result = subprocess.run(
+        [sys.executable, *arguments, "-rf", *properties],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    output = result.stdout.decode()
+    failed = {
+        claim
+        for node, claim in properties.items()
+        if re.search(rf"^FAILED {re.escape(node)}\b", output, re.M)
+    }
+    if result.returncode == 0:
+        return None, failed
+    if not failed:
+        return evidence(output + result.stderr.decode()), failed
+    return "claims whose property failed: " + ", ".join(sorted(failed)), failed
+
+
+def run_checks(tree: Path) -> tuple[dict[str, str], set[str], float]:
+    """Run every check in `tree`.
+
+    Returns:
+        Each failing check's evidence, the claims whose property failed, and the seconds
+        taken.
+    """
     # The copy's own sources, both packages, before the installed ones.
     sources = os.pathsep.join(str(tree / path) for path in ("src", "rolloutnorm/src"))
     env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
-    start, failed = time.perf_counter(), {}
+    start, failed, claims = time.perf_counter(), {}, set()
     for name, arguments in CHECKS.items():
+        if name == "properties":
+            found, claims = run_properties(tree, env)
+            if found is not None:
+                failed[name] = found
+            continue
         result = subprocess.run(
             [sys.executable, *arguments], cwd=tree, env=env, capture_output=True, check=False
         )
         if result.returncode != 0:
             failed[name] = evidence(result.stdout.decode() + result.stderr.decode())
-    return failed, time.perf_counter() - start
+    return failed, claims, time.perf_counter() - start
 
 
 def evidence(output: str) -> str:
@@ -173,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="rolloutnorm-drift-") as scratch:
         pristine = Path(scratch) / "pristine"
         copy_repository(pristine)
-        clean_failures, seconds = run_checks(pristine)
+        clean_failures, _, seconds = run_checks(pristine)
         ok &= not clean_failures
         rows.append(("(no drift)", "-", ", ".join(clean_failures) or "nothing (clean)", seconds))
         details = [f"(no drift) {check}: {line}" for check, line in clean_failures.items()]
@@ -182,8 +254,9 @@ def run(args: argparse.Namespace) -> int:
             tree = Path(scratch) / f"drift-{index}"
             shutil.copytree(pristine, tree)
             apply(drift, tree)
-            caught, seconds = run_checks(tree)
+            caught, claims, seconds = run_checks(tree)
             missed = [check for check in drift.expect if check not in caught]
+            missed += [f"property of {claim}" for claim in drift.properties if claim not in claims]
             ok &= bool(caught) and not missed
             killed += bool(caught)
             verdict = ", ".join(caught) or "NOTHING"

@@ -73,3 +73,30 @@ def test_the_help_lists_every_rule_from_the_registry(capsys: pytest.CaptureFixtu
     out = " ".join(capsys.readouterr().out.split())
     for rule in RULES:
         assert f"{rule.code} {rule.summary}" in out
+
+
+def _suppressions_listed() -> list[str]:
+    lines = PAGE.read_text("utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("<!-- docpact-suppressions:"))
+    listed = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("- "):
+            break
+        listed.append(line[2:])
+    return listed
+
+
+def test_the_page_lists_every_suppression_of_a_claim_word_with_its_reason() -> None:
+    """docs/verification.md lists each not-a-claim of the claims pages, and there are two."""
+    from docpact._claims_kind import analyse
+
+    config = docpact.load_config(PAGE.parents[1] / "pyproject.toml")
+    found = [
+        f"`{page}`: {block.argument}"
+        for contract in config.contracts
+        if contract.kind == "claims"
+        for page, read in analyse(contract, config).read.items()
+        for block in read.suppressions
+    ]
+    assert _suppressions_listed() == found
+    assert len(found) == 2
