@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: MIT
+"""docpact's MkDocs plugin: each claim of a claims page becomes a box naming its property."""
+
+from __future__ import annotations
+
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+from mkdocs.config import load_config as load_mkdocs_config
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+
+from docpact._claim_boxes import _CSS, STYLESHEET, ClaimBoxes
+
+PYPROJECT = """\
+[[tool.docpact.contract]]
+kind = "claims"
+pages = ["docs/index.md"]
+properties = ["tests"]
+"""
+PROPERTY = """\
+from docpact import claim
+
+
+@claim("one-row")
+def test_one_row():
+    pass
+"""
+MKDOCS = "site_name: claims\nmarkdown_extensions:\n  - admonition\n"
+
+
+def _project(tmp_path: Path, *, properties: str = PROPERTY, mkdocs: str = MKDOCS) -> Path:
+    (tmp_path / "docs").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (tmp_path / "tests" / "test_props.py").write_text(properties, encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(mkdocs, encoding="utf-8")
+    return tmp_path
+
+
+def _plugin(project: Path, **options: str) -> tuple[ClaimBoxes, object]:
+    config = load_mkdocs_config(str(project / "mkdocs.yml"))
+    plugin = ClaimBoxes()
+    errors, warnings = plugin.load_config(options)
+    assert (errors, warnings) == ([], [])
+    return plugin, plugin.on_config(config)
+
+
+def _page(path: Path | None) -> object:
+    return types.SimpleNamespace(file=types.SimpleNamespace(abs_src_path=path and str(path)))
+
+
+def _render(project: Path, markdown: str, page: str = "docs/index.md") -> str:
+    plugin, _ = _plugin(project)
+    return plugin.on_page_markdown(markdown, page=_page(project / page), config=None, files=None)
+
+
+def test_a_paragraph_claim_becomes_a_box_with_its_property_and_session(tmp_path) -> None:
+    """The marker and paragraph become a docpact-claim admonition ending with the property."""
+    project = _project(tmp_path)
+    markdown = "# Home\n\n<!-- docpact: claim one-row -->\nA rollout\ncarries 1.\n\nAfter.\n"
+    assert _render(project, markdown) == (
+        "# Home\n\n"
+        '!!! docpact-claim "Claim one-row"\n\n'
+        "    A rollout\n"
+        "    carries 1.\n\n"
+        '    <span class="docpact-claim-check">Checked by `test_one_row` in '
+        "`tests/test_props.py`, run by session `tests`.</span>\n\nAfter.\n"
+    )
+
+
+def test_with_a_noxfile_the_box_names_the_nox_command(tmp_path) -> None:
+    """A project with a noxfile.py gets `nox -s SESSION`, with the binding's own session."""
+    project = _project(tmp_path, properties=PROPERTY.replace('"one-row"', '"one-row", session="b"'))
+    (project / "noxfile.py").write_text(
+        "import nox\n\n\n@nox.session\ndef b(session):\n    pass\n", encoding="utf-8"
+    )
+    rendered = _render(project, "<!-- docpact: claim one-row -->\nText.\n")
+    assert "run by `nox -s b`.</span>" in rendered
+
+
+def test_an_indented_claim_keeps_its_indent_and_an_admonition_nests(tmp_path) -> None:
+    """A claim in a list item stays in the item; a claimed admonition nests in the box."""
+    project = _project(tmp_path)
+    markdown = (
+        "- item\n\n"
+        "    <!-- docpact: claim one-row -->\n"
+        '    !!! note "Title"\n'
+        "        Body.\n\n"
+        "        More.\n"
+        "- next\n"
+    )
+    assert _render(project, markdown) == (
+        "- item\n\n"
+        '    !!! docpact-claim "Claim one-row"\n\n'
+        '        !!! note "Title"\n'
+        "            Body.\n\n"
+        "            More.\n\n"
+        '        <span class="docpact-claim-check">Checked by `test_one_row` in '
+        "`tests/test_props.py`, run by session `tests`.</span>\n"
+        "- next\n"
+    )
+
+
+def test_a_claim_without_a_property_or_with_two_says_so(tmp_path) -> None:
+    """The box of an unbound claim, or one bound twice, says so instead of naming one."""
+    project = _project(tmp_path, properties=PROPERTY + PROPERTY.replace("test_one_row", "test_2"))
+    markdown = "<!-- docpact: claim one-row -->\nA.\n\n<!-- docpact: claim two-rows -->\nB.\n"
+    rendered = _render(project, markdown)
+    assert "Bound to 2 properties, which docpact check reports." in rendered
+    assert "No property checks this claim yet." in rendered
+    assert rendered.count("!!! docpact-claim") == 2
+
+
+def test_pages_that_are_not_claims_pages_are_left_alone(tmp_path) -> None:
+    """Another page, or a page without a source file, is returned as it came."""
+    project = _project(tmp_path)
+    markdown = "<!-- docpact: claim one-row -->\nA.\n"
+    (project / "docs" / "other.md").write_text(markdown, encoding="utf-8")
+    assert _render(project, markdown, page="docs/other.md") == markdown
+    plugin, _ = _plugin(project)
+    assert plugin.on_page_markdown(markdown, page=_page(None), config=None, files=None) == markdown
+
+
+def test_the_style_sheet_is_added_to_the_site_and_its_files(tmp_path) -> None:
+    """on_config names the sheet in extra_css; on_files adds it with the boxes' rules."""
+    plugin, config = _plugin(_project(tmp_path))
+    assert STYLESHEET in config.extra_css
+    config.plugins._current_plugin = "docpact"  # set by MkDocs while it runs an event
+    files = plugin.on_files(Files([]), config=config)
+    sheet = files.get_file_from_path(STYLESHEET)
+    assert sheet is not None
+    assert sheet.content_string == _CSS
+    assert ".md-typeset .admonition.docpact-claim" in _CSS
+    assert "data:image/svg+xml" in _CSS
+
+
+def test_a_site_without_the_admonition_extension_is_an_error(tmp_path) -> None:
+    """The boxes are admonitions: without the extension the build stops, saying so."""
+    project = _project(tmp_path, mkdocs="site_name: claims\n")
+    with pytest.raises(PluginError, match="add it to markdown_extensions"):
+        _plugin(project)
+
+
+def test_a_broken_pyproject_is_a_plugin_error_naming_it(tmp_path) -> None:
+    """A pyproject.toml that docpact cannot read stops the build with docpact's message."""
+    project = _project(tmp_path)
+    (project / "pyproject.toml").write_text("[tool\n", encoding="utf-8")
+    with pytest.raises(PluginError, match=r"pyproject\.toml:1: error: is not valid TOML"):
+        _plugin(project)
+
+
+def test_the_pyproject_option_names_another_file(tmp_path) -> None:
+    """`pyproject:` points the plugin at a pyproject.toml other than the one beside mkdocs.yml."""
+    project = _project(tmp_path / "site")
+    (tmp_path / "elsewhere.toml").write_text(
+        PYPROJECT.replace('"docs/index.md"', '"docs/other.md"'), encoding="utf-8"
+    )
+    plugin, _ = _plugin(project, pyproject=str(tmp_path / "elsewhere.toml"))
+    assert [a.contract.pages for a in plugin._analyses] == [("docs/other.md",)]
+
+
+def test_a_strict_build_renders_the_box(tmp_path) -> None:
+    """Built by MkDocs in-process, the page holds the box, its title and its check line."""
+    from mkdocs.commands.build import build
+
+    project = _project(tmp_path, mkdocs=MKDOCS + "plugins:\n  - docpact\n")
+    (project / "docs" / "index.md").write_text(
+        textwrap.dedent(
+            """\
+            # Home
+
+            <!-- docpact: claim one-row -->
+            A rollout carries `1`.
+            """
+        ),
+        encoding="utf-8",
+    )
+    config = load_mkdocs_config(str(project / "mkdocs.yml"), site_dir=str(tmp_path / "out"))
+    build(config)
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert '<div class="admonition docpact-claim">' in html
+    assert '<p class="admonition-title">Claim one-row</p>' in html
+    assert "<code>test_one_row</code>" in html
+    assert (tmp_path / "out" / STYLESHEET).read_text(encoding="utf-8") == _CSS
