@@ -9,13 +9,15 @@ normalized text and that of the property's code, as they stood when someone last
 the one against the other. The code's fingerprint is taken of the function's syntax tree
 (decorators included, the claim decorator and docstrings left out, so formatting and
 comments do not count) and of every definition of the same module it uses, transitively:
-helpers, constants, imports. What another module defines is not followed.
+helpers, constants, imports, and the fixtures its parameters name. What another module
+defines is not followed.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +28,7 @@ from docpact._claims import CLAIM_ID
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-__all__ = ["Binding", "claim", "code_fingerprint", "read_bindings", "sessions"]
+__all__ = ["Binding", "claim", "code_fingerprint", "read_bindings", "sessions", "source_lines"]
 
 _F = TypeVar("_F", bound="Callable[..., Any]")
 REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}")
@@ -122,13 +124,17 @@ def read_bindings(
 
     Returns:
         The bindings, and the problems of files that cannot be read or parsed, as
-        `(path, line, message)`.
+        `(path, line, message)`; a path of `paths` that does not exist is a problem of
+        `pyproject.toml` at line 0, for the caller to give the contract's line.
     """
     bindings, problems = [], []
     for file in _python_files(root, paths):
+        if isinstance(file, str):
+            problems.append(("pyproject.toml", 0, f"properties path {file} does not exist"))
+            continue
         where = file.relative_to(root).as_posix()
         try:
-            text = file.read_text(encoding="utf-8")
+            text = file.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as error:
             from docpact._findings import cannot_read
 
@@ -146,13 +152,21 @@ def read_bindings(
     return bindings, problems
 
 
-def _python_files(root: Path, paths: tuple[str, ...]) -> Iterator[Path]:
+def _python_files(root: Path, paths: tuple[str, ...]) -> Iterator[Path | str]:
+    """The Python files under `paths`, each once; a path that does not exist, as its name.
+
+    Folders whose name starts with a dot (`.nox`, `.venv`) are not searched.
+    """
     seen = set()
     for name in paths:
         path = root / name
+        if not path.exists():
+            yield name
+            continue
         found = [path] if path.is_file() else sorted(path.rglob("*.py"))
         for file in found:
-            if file not in seen and file.suffix == ".py":
+            hidden = any(part.startswith(".") for part in file.relative_to(root).parts[:-1])
+            if file not in seen and file.suffix == ".py" and not hidden:
                 seen.add(file)
                 yield file
 
@@ -164,7 +178,12 @@ def _aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
         if isinstance(node, ast.ImportFrom) and node.module == "docpact" and not node.level:
             functions |= {a.asname or a.name for a in node.names if a.name == "claim"}
         elif isinstance(node, ast.Import):
-            modules |= {a.asname or a.name for a in node.names if a.name == "docpact"}
+            # `import docpact.sybil` binds `docpact` too; `import docpact.sybil as s` does not.
+            modules |= {
+                a.asname or "docpact"
+                for a in node.names
+                if a.name == "docpact" or (a.name.startswith("docpact.") and not a.asname)
+            }
     return functions, modules
 
 
@@ -183,7 +202,7 @@ def _bindings(tree: ast.Module, where: str, text: str) -> list[Binding]:
     functions, modules = _aliases(tree)
     if not functions and not modules:
         return []
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -244,6 +263,19 @@ def _binding(
     )
 
 
+def source_lines(text: str) -> list[str]:
+    """A Python file's lines as its syntax tree numbers them, each with its line break.
+
+    Args:
+        text: The file's text.
+
+    Returns:
+        The lines, split at line feeds only (`str.splitlines` also splits at a form
+        feed, which Python reads as white space).
+    """
+    return io.StringIO(text, newline="\n").readlines()
+
+
 def _column(lines: list[str], line: int, offset: int) -> int:
     """A character column from ast's UTF-8 byte offset."""
     return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace"))
@@ -275,9 +307,15 @@ def code_fingerprint(
     queue: list[ast.AST] = [function]
     while queue:
         for node in ast.walk(queue.pop()):
-            if isinstance(node, ast.Name) and node.id not in seen_names:
-                seen_names.add(node.id)
-                for statement in defined.get(node.id, []):
+            if isinstance(node, ast.Name):
+                name = node.id
+            elif isinstance(node, ast.arg):  # names the module's pytest fixture, if any
+                name = node.arg
+            else:
+                continue
+            if name not in seen_names:
+                seen_names.add(name)
+                for statement in defined.get(name, []):
                     if statement is not function and statement not in used:
                         used.append(statement)
                         queue.append(statement)

@@ -2,11 +2,12 @@
 """Claims on docs pages: the blocks that `<!-- docpact: claim ID -->` marks, and claim words.
 
 A claim marker stands on a line of its own; the block that follows it (blank lines may come
-between) is the claim: a paragraph, which runs to the next blank line, or an admonition or
-details block (`!!! note`, `??? note`), which runs to the end of its indented body. The
-claim's text is that block's Markdown with every run of whitespace made one space, so that
-rewrapping the lines changes nothing; its fingerprint is the first 12 hex digits of the
-text's SHA-256.
+between) is the claim: a paragraph, which runs to the next blank line, fence, heading or
+marker, or an admonition or details block (`!!! note`, `??? note`), which runs to the end of
+its indented body. A marker written in a code span (`` `<!-- docpact: claim ID -->` ``) is
+shown, not read. The claim's text is that block's Markdown with every run of whitespace
+made one space, so that rewrapping the lines changes nothing; its fingerprint is the first
+12 hex digits of the text's SHA-256.
 
 `<!-- docpact: not-a-claim REASON -->` marks the block after it the same way, as prose that
 uses a claim word (`never`, `exactly`...) without claiming what a property could check; the
@@ -21,7 +22,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from docpact._markdown import _BLOCK_START, _prose_lines, _without_front_matter
+from docpact._markdown import _BLOCK_START, _INLINE, _SETEXT, _prose_lines, _without_front_matter
 
 __all__ = [
     "CLAIM_ID",
@@ -42,12 +43,10 @@ _MARKER = re.compile(
     r"(?P<indent>[ \t]*)<!--\s*docpact:\s*(?P<directive>claim|not-a-claim)"
     r"(?P<arguments>(?:(?!-->).)*)-->[ \t]*"
 )
-_HEADING = re.compile(r"[ \t]{0,3}(?:#{1,6}(?:[ \t]|$)|<!--)")
-# What a reader does not see as prose: code spans, link targets, HTML tags, math.
-_NOT_PROSE = re.compile(
-    r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)"
-    r"|\]\([^)]*\)|<[^>]*>|\$[^$]+\$"
-)
+_HASH_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+# What a reader does not see as prose, besides comments and code spans (`_INLINE`): link
+# targets, HTML tags, inline math.
+_NOT_PROSE = re.compile(r"\]\([^)]*\)|<[^>]*>|\$[^$]+\$")
 
 
 @dataclass(frozen=True)
@@ -139,7 +138,7 @@ def read_page(text: str) -> Page:
     prose = _prose_lines(_without_front_matter(lines))
     blocks, problems = [], []
     for i, line in enumerate(prose):
-        if not _DIRECTIVE.search(line):
+        if not _DIRECTIVE.search(_INLINE.sub(_code_spans_blanked, line)):
             continue
         marker = _MARKER.fullmatch(line)
         if marker is None:
@@ -181,10 +180,10 @@ def visible_prose(text: str) -> dict[int, str]:
     Returns:
         The prose of each 1-based line that has some left.
     """
-    from docpact._markdown import _without_comments
-
-    prose = _without_comments(_prose_lines(_without_front_matter(text.splitlines())))
-    visible = {i: _NOT_PROSE.sub(" ", line) for i, line in enumerate(prose, start=1)}
+    prose = "\n".join(_display_math_blanked(_prose_lines(_without_front_matter(text.splitlines()))))
+    # Comments and code spans may run over several lines of a paragraph.
+    shown = _INLINE.sub(lambda match: re.sub(r"[^\n]+", " ", match[0]), prose)
+    visible = {i: _NOT_PROSE.sub(" ", line) for i, line in enumerate(shown.split("\n"), 1)}
     return {i: line for i, line in visible.items() if line.strip()}
 
 
@@ -208,10 +207,10 @@ def _block_after(
     first = at + 1
     while first < len(lines) and not lines[first].strip():
         first += 1
-    if first == len(lines) or not prose[first].strip() or _HEADING.match(lines[first]):
+    if first == len(lines) or not prose[first].strip() or _is_heading(lines, first, indent):
         return None  # the end, a fence (blanked in prose), a heading or a comment
-    if _BLOCK_START.match(lines[first].expandtabs(4)[indent:]):
-        body = indent + 4
+    if start := _BLOCK_START.match(lines[first].expandtabs(4)[indent:]):
+        body = indent + len(start["indent"]) + 4
         last = first
         for j in range(first + 1, len(lines)):
             line = lines[j].expandtabs(4)
@@ -223,10 +222,41 @@ def _block_after(
         return first, last
     last = first
     while (
-        last + 1 < len(lines) and lines[last + 1].strip() and not _MARKER.fullmatch(prose[last + 1])
+        last + 1 < len(lines)
+        and prose[last + 1].strip()  # neither blank nor a fence
+        and not _MARKER.fullmatch(prose[last + 1])
+        and not _HASH_HEADING.match(lines[last + 1].expandtabs(4)[indent:])
     ):
         last += 1
     return first, last
+
+
+def _display_math_blanked(lines: list[str]) -> list[str]:
+    """Blank the lines of `$$` display math blocks, keeping line numbers."""
+    out, inside = [], False
+    for line in lines:
+        opens = not inside and line.strip().startswith("$$")
+        single = opens and len(line.strip()) > 2 and line.rstrip().endswith("$$")
+        closes = inside and line.rstrip().endswith("$$")
+        out.append("" if inside or opens else line)
+        if closes:
+            inside = False
+        elif opens and not single:
+            inside = True
+    return out
+
+
+def _is_heading(lines: list[str], first: int, indent: int) -> bool:
+    """Whether a block's first line is a hash heading, a setext heading's text or a comment."""
+    line = lines[first].expandtabs(4)[indent:]
+    after = lines[first + 1].expandtabs(4)[indent:] if first + 1 < len(lines) else ""
+    return bool(
+        _HASH_HEADING.match(line) or line.lstrip(" \t").startswith("<!--") or _SETEXT.match(after)
+    )
+
+
+def _code_spans_blanked(match: re.Match[str]) -> str:
+    return match[0] if match["comment"] else " "
 
 
 def _bad_id(argument: str) -> str:

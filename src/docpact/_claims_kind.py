@@ -95,7 +95,7 @@ def analyse(contract: Contract, config: Config) -> Analysis:
     pages: dict[str, str | OSError | UnicodeDecodeError] = {}
     for page in contract.pages:
         try:
-            pages[page] = (config.root / page).read_text(encoding="utf-8")
+            pages[page] = (config.root / page).read_text(encoding="utf-8-sig")  # as MkDocs
         except (OSError, UnicodeDecodeError) as error:
             pages[page] = error
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
@@ -155,8 +155,12 @@ def _one_property_each(subject: Subject) -> list[Finding]:
 
 def _bound_to_claims(subject: Subject) -> list[Finding]:
     analysis = subject.claims
+    pyproject, contract_line = subject.config.pyproject.name, subject.contract.line
     findings = [
-        Finding(path, line, "DP014", message) for path, line, message in analysis.unreadable
+        Finding(pyproject, contract_line, "DP014", message)
+        if line == 0
+        else Finding(path, line, "DP014", message)
+        for path, line, message in analysis.unreadable
     ]
     known = {block.argument for _, block in analysis.claims}
     for binding in analysis.bindings:

@@ -233,7 +233,7 @@ def _claims(options: argparse.Namespace) -> int:
         msg = "error: claim IDs select what --update re-approves; add --update"
         raise DocpactError(msg)
     if options.update:
-        found = [review for c in contracts for review in reviews(analyse(c, config), options.ids)]
+        found = reviews([analyse(contract, config) for contract in contracts], options.ids)
         write_reviews(config, found)
         for review in found:
             binding = review.binding
@@ -260,7 +260,10 @@ def _claims(options: argparse.Namespace) -> int:
             checked = ", ".join(
                 f"{b.path}:{b.line} {b.function} (session {analysis.session(b)})" for b in bound
             )
-            logger.info("%s:%d: %s: %s: %s", page, block.line, block.argument, status, checked)
+            line = f"{page}:{block.line}: {block.argument}: {status}"
+            if checked:
+                line += f": {checked}"
+            logger.info("%s", line)
         codes = {"DP012", "DP013", "DP014", "DP015"}
         for finding in check_contract(contract, config=config, package=None):
             if finding.code in codes:

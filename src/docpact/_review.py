@@ -3,8 +3,9 @@
 
 As a snapshot tool's update does, it rewrites what the checks compare against, here the
 `reviewed="TEXT/CODE"` argument of each `@docpact.claim` decorator, in place. A decorator
-without one gets it after its last argument; a file whose text changed length is then
-formatted with ruff, when ruff is installed, so that it stays as ruff wants it.
+without one gets it after its last argument; a file written with one kind of line ending
+keeps it. A file whose text changed length is then formatted with ruff, when ruff is
+installed, so that it stays as ruff wants it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docpact._bindings import source_lines
 from docpact._errors import DocpactError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from docpact._bindings import Binding
     from docpact._claims_kind import Analysis
     from docpact._config import Config
@@ -44,13 +48,13 @@ class Review:
     new: str
 
 
-def reviews(analysis: Analysis, ids: tuple[str, ...] = ()) -> list[Review]:
+def reviews(analyses: Sequence[Analysis], ids: tuple[str, ...] = ()) -> list[Review]:
     """The bindings whose recorded fingerprints differ from their claim and code now.
 
     Only claims with exactly one property are re-approved; the others are DP013 findings.
 
     Args:
-        analysis: The claims contract, read.
+        analyses: The claims contracts, read.
         ids: The claim IDs to re-approve; every claim when empty.
 
     Returns:
@@ -59,13 +63,17 @@ def reviews(analysis: Analysis, ids: tuple[str, ...] = ()) -> list[Review]:
     Raises:
         DocpactError: When an ID in `ids` is no claim of the pages.
     """
-    claims = {block.argument: (page, block) for page, block in analysis.claims}
+    claims = {
+        block.argument: (analysis, page, block)
+        for analysis in analyses
+        for page, block in analysis.claims
+    }
     if unknown := [claim_id for claim_id in ids if claim_id not in claims]:
         known = ", ".join(sorted(claims)) or "none"
         msg = f"error: no claim {', '.join(unknown)} on the claims pages (claims: {known})"
         raise DocpactError(msg)
     found = []
-    for claim_id, (page, block) in claims.items():
+    for claim_id, (analysis, page, block) in claims.items():
         bound = analysis.bound(claim_id)
         if (ids and claim_id not in ids) or len(bound) != 1:
             continue
@@ -96,13 +104,15 @@ def write_reviews(config: Config, found: list[Review]) -> list[str]:
     for path, edits in by_file.items():
         file = config.root / path
         try:
-            text = file.read_text(encoding="utf-8")
-            lines = text.splitlines(keepends=True)
+            with file.open(encoding="utf-8") as stream:
+                text = stream.read()
+                ending = stream.newlines if isinstance(stream.newlines, str) else "\n"
+            lines = source_lines(text)
             # From the end, so that earlier positions stay where they are.
             for review in sorted(edits, key=lambda r: r.binding.span, reverse=True):
                 lines = _edited(lines, review)
             written = "".join(lines)
-            file.write_text(written, encoding="utf-8")
+            file.write_text(written, encoding="utf-8", newline=ending)
         except OSError as error:
             msg = f"{path}: error: cannot write the reviewed fingerprints: {error.strerror}"
             raise DocpactError(msg) from None

@@ -1,0 +1,770 @@
+# SPDX-License-Identifier: MIT
+"""The claims kind end to end: rules DP012-DP016 through `docpact check`, `docpact claims`."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from docpact import _review
+from docpact.__main__ import main
+from docpact._claims import fingerprint, normalized
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+PAGE = "docs/page.md"
+PROPS = "tests/test_props.py"
+PYPROJECT_TEXT = """\
+[project]
+name = "fixture"
+
+[tool.ruff]
+line-length = 60
+
+[[tool.docpact.contract]]
+kind = "claims"
+pages = ["docs/page.md"]
+properties = ["tests"]
+"""
+CONTRACT_LINE = 7
+PAGE_TEXT = """\
+# Page
+
+<!-- docpact: claim sum-one -->
+The weights always sum to one.
+
+<!-- docpact: claim mean-holds -->
+The mean never
+drifts.
+
+<!-- docpact: not-a-claim quotes a promise the code does not keep -->
+An older page said the sum is exactly two.
+"""
+PROPS_TEXT = """\
+# SPDX-License-Identifier: MIT
+import docpact
+
+WEIGHTS = [0.5, 0.5]
+
+
+@docpact.claim("sum-one")
+def test_sum():
+    assert sum(WEIGHTS) == 1
+
+
+@docpact.claim(
+    "mean-holds",
+    session="tests",
+)
+def test_mean():
+    assert sum(WEIGHTS) / 2 == 0.5
+"""
+NOXFILE_TEXT = """\
+import nox
+
+
+@nox.session
+def tests(session):
+    pass
+
+
+@nox.session(name="slow-tests")
+def slow(session):
+    pass
+"""
+AGAIN = "review the one against the other, then run docpact claims --update"
+
+
+def write(root: Path, path: str, text: str) -> None:
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(text, encoding="utf-8")
+
+
+def replace(root: Path, path: str, old: str, new: str) -> None:
+    """Replace the one occurrence of `old` in a project file with `new`."""
+    text = (root / path).read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    (root / path).write_text(text.replace(old, new), encoding="utf-8")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str], str]:
+    """Run `docpact` in-process: its exit status, its output's lines and its errors."""
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err
+
+
+def text_fingerprint(text: str) -> str:
+    """The text fingerprint of a claim, from its block's Markdown."""
+    return fingerprint(normalized(text))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project with two claims, their two properties never reviewed, as the current folder."""
+    root = tmp_path / "fixture"
+    for path, text in [
+        ("pyproject.toml", PYPROJECT_TEXT),
+        (PAGE, PAGE_TEXT),
+        (PROPS, PROPS_TEXT),
+        ("noxfile.py", NOXFILE_TEXT),
+    ]:
+        write(root, path, text)
+    monkeypatch.chdir(root)
+    # No ruff here: the tests that spawn it are marked slow and put it back.
+    monkeypatch.setattr(_review, "_ruff", lambda: None)
+    return root
+
+
+@pytest.fixture
+def reviewed(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """The project after `docpact claims --update`: every claim reviewed."""
+    assert main(["claims", "--update"]) == 0
+    capsys.readouterr()
+    return project
+
+
+def test_unreviewed_properties_are_dp015_at_their_bindings(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "check") == (
+        1,
+        [
+            f"{PROPS}:7: DP015 property test_sum was never reviewed against claim sum-one "
+            f"({PAGE}:3): {AGAIN} sum-one",
+            f"{PROPS}:12: DP015 property test_mean was never reviewed against claim mean-holds "
+            f"({PAGE}:6): {AGAIN} mean-holds",
+        ],
+        "",
+    )
+
+
+def test_a_reviewed_project_checks_clean(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_a_reworded_claim_is_dp015_at_the_pages_marker(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PAGE, "always sum to one", "always sum to 1")
+    assert run(capsys, "check") == (
+        1,
+        [
+            f"{PAGE}:3: DP015 claim sum-one changed since its property test_sum ({PROPS}:7) "
+            f"was reviewed against it: {AGAIN} sum-one"
+        ],
+        "",
+    )
+
+
+def test_a_rewrapped_claim_is_still_reviewed(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PAGE, "The mean never\ndrifts.", "The  mean\nnever drifts.   ")
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_a_changed_property_is_dp015_at_its_binding(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PROPS, "/ 2 == 0.5", "/ 2 == 1 / 2")
+    assert run(capsys, "check") == (
+        1,
+        [
+            f"{PROPS}:12: DP015 property test_mean changed since it was reviewed against claim "
+            f"mean-holds ({PAGE}:6): {AGAIN} mean-holds"
+        ],
+        "",
+    )
+
+
+def test_a_changed_constant_of_the_module_changes_both_properties(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PROPS, "WEIGHTS = [0.5, 0.5]", "WEIGHTS = [0.25, 0.75]")
+    status, out, _ = run(capsys, "check")
+    assert (status, [line.split(" DP015 ")[0] for line in out]) == (
+        1,
+        [f"{PROPS}:7:", f"{PROPS}:12:"],
+    )
+
+
+def test_a_malformed_reviewed_value_is_dp015(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(
+        project, PROPS, '@docpact.claim("sum-one")', '@docpact.claim("sum-one", reviewed="abc")'
+    )
+    status, out, _ = run(capsys, "check")
+    assert (status, out[0]) == (
+        1,
+        f"{PROPS}:7: DP015 property test_sum has reviewed='abc', not TEXT/CODE with 12 hex "
+        f"digits each: {AGAIN} sum-one",
+    )
+
+
+def test_a_missing_claims_page_is_dp012_at_the_contract(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, "pyproject.toml", '["docs/page.md"]', '["docs/page.md", "docs/gone.md"]')
+    assert run(capsys, "check") == (
+        1,
+        [f"pyproject.toml:{CONTRACT_LINE}: DP012 claims page docs/gone.md does not exist"],
+        "",
+    )
+
+
+def test_an_unreadable_claims_page_is_dp012_at_the_contract(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / PAGE).write_bytes(b"caf\xe9\n")
+    status, out, _ = run(capsys, "check")
+    assert status == 1
+    assert out[0] == (
+        f"pyproject.toml:{CONTRACT_LINE}: DP012 claims page {PAGE} cannot be read: not UTF-8 "
+        "(invalid continuation byte)"
+    )
+
+
+def test_a_malformed_marker_is_dp012_at_its_line(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PAGE, "# Page\n", "# Page\n\n<!-- docpact: claim Bad_ID -->\nText.\n")
+    status, out, _ = run(capsys, "check")
+    assert (status, out[0]) == (
+        1,
+        f"{PAGE}:3: DP012 claim ID 'Bad_ID' is not a valid name: lowercase letters and digits "
+        "in words joined by single hyphens, starting with a letter (mass-per-rollout)",
+    )
+
+
+def test_a_page_with_a_byte_order_mark_is_read_as_mkdocs_reads_it(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (reviewed / PAGE).read_text(encoding="utf-8").replace("# Page\n\n", "")
+    (reviewed / PAGE).write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_a_claim_id_given_twice_is_dp012_at_the_second(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(reviewed, "docs/other.md", "# Other\n\n<!-- docpact: claim sum-one -->\nAgain.\n")
+    replace(reviewed, "pyproject.toml", '["docs/page.md"]', '["docs/page.md", "docs/other.md"]')
+    assert run(capsys, "check") == (
+        1,
+        [f"docs/other.md:3: DP012 claim ID sum-one is given twice, first at {PAGE}:3"],
+        "",
+    )
+
+
+def test_a_claim_without_a_property_is_dp013_at_its_marker(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PAGE, "# Page\n", "# Page\n\n<!-- docpact: claim unbound -->\nText.\n")
+    assert run(capsys, "check") == (
+        1,
+        [
+            f"{PAGE}:3: DP013 claim unbound has no property: decorate the test that checks it, "
+            'in tests, with @docpact.claim("unbound"), then run docpact claims --update'
+        ],
+        "",
+    )
+
+
+def test_a_claim_with_two_properties_is_dp013(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        reviewed,
+        "tests/test_more.py",
+        'from docpact import claim\n\n\n@claim("sum-one")\ndef test_again():\n    pass\n',
+    )
+    assert run(capsys, "check") == (
+        1,
+        [
+            f"{PAGE}:3: DP013 claim sum-one has 2 properties, not one: tests/test_more.py:4 "
+            f"test_again, {PROPS}:7 test_sum",
+            f"tests/test_more.py:4: DP015 property test_again was never reviewed against claim "
+            f"sum-one ({PAGE}:3): {AGAIN} sum-one",
+        ],
+        "",
+    )
+    status, out, _ = run(capsys, "claims")
+    assert (status, out[0]) == (
+        1,
+        f"{PAGE}:3: sum-one: 2 properties: tests/test_more.py:4 test_again (session tests), "
+        f"{PROPS}:7 test_sum (session tests)",
+    )
+
+
+def test_a_property_bound_to_an_unknown_claim_is_dp014(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        reviewed,
+        "tests/test_more.py",
+        'import docpact as d\n\n\n@d.claim("gone")\ndef test_gone():\n    pass\n',
+    )
+    assert run(capsys, "check") == (
+        1,
+        [
+            "tests/test_more.py:4: DP014 property test_gone is bound to claim gone, which no "
+            f"claims page has ({PAGE}): mark its claim with <!-- docpact: claim gone -->, or "
+            "remove the binding"
+        ],
+        "",
+    )
+
+
+def test_a_malformed_binding_is_dp014(reviewed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(
+        reviewed,
+        "tests/test_more.py",
+        'from docpact import claim\n\n\n@claim("a", "b")\ndef test_two():\n    pass\n',
+    )
+    assert run(capsys, "check") == (
+        1,
+        [
+            "tests/test_more.py:4: DP014 the claim decorator of test_two takes the claim ID "
+            'alone: write @claim("ID") with string literals, and reviewed= and session= by '
+            "keyword"
+        ],
+        "",
+    )
+
+
+def test_a_session_that_the_noxfile_lacks_is_dp014(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PROPS, 'session="tests"', 'session="slow"')
+    assert run(capsys, "check") == (
+        1,
+        [
+            f"{PROPS}:12: DP014 property test_mean runs in session slow, which noxfile.py does "
+            "not define (it has slow-tests, tests)"
+        ],
+        "",
+    )
+
+
+def test_a_named_session_is_a_session(reviewed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    replace(reviewed, PROPS, 'session="tests"', 'session="slow-tests"')
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_the_contracts_session_is_checked_and_no_noxfile_checks_none(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(
+        reviewed,
+        "pyproject.toml",
+        'properties = ["tests"]',
+        'properties = ["tests"]\nsession = "ci"',
+    )
+    status, out, _ = run(capsys, "check")
+    assert (status, out) == (
+        1,
+        [
+            f"{PROPS}:7: DP014 property test_sum runs in session ci, which noxfile.py does not "
+            "define (it has slow-tests, tests)"
+        ],
+    )
+    (reviewed / "noxfile.py").unlink()
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_an_unparsable_property_file_is_dp014(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(reviewed, "tests/test_more.py", "import docpact\n\n\n@docpact.claim(\n")
+    assert run(capsys, "check") == (
+        1,
+        ["tests/test_more.py:4: DP014 tests/test_more.py cannot be parsed: '(' was never closed"],
+        "",
+    )
+
+
+def test_a_claim_word_outside_a_claim_block_is_dp016_at_its_line(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PAGE, "# Page\n", "# Page\n\nIt always works, Always, and never `never`.\n")
+    assert run(capsys, "check") == (
+        1,
+        [
+            f"{PAGE}:3: DP016 claim word {word!r} outside a claim block: bind the sentence to a "
+            "property (<!-- docpact: claim ID -->), reword it, or give the reason it claims "
+            "nothing (<!-- docpact: not-a-claim REASON -->)"
+            for word in ("Always", "always", "never")  # sorted
+        ],
+        "",
+    )
+
+
+def test_a_suppression_without_a_claim_word_is_dp016(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PAGE, "the sum is exactly two", "the sum is two")
+    assert run(capsys, "check") == (
+        1,
+        [f"{PAGE}:10: DP016 <!-- docpact: not-a-claim --> marks a block without a claim word"],
+        "",
+    )
+
+
+def test_the_contracts_words_replace_the_default_ones(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(
+        reviewed,
+        "pyproject.toml",
+        'properties = ["tests"]',
+        'properties = ["tests"]\nwords = ["sum*"]',
+    )
+    replace(reviewed, PAGE, "# Page\n", "# Page\n\nSummed, it never fails.\n")
+    status, out, _ = run(capsys, "check")
+    assert (status, [line.split(" outside")[0] for line in out]) == (
+        1,
+        [f"{PAGE}:3: DP016 claim word 'Summed'"],
+    )
+    replace(reviewed, "pyproject.toml", '["sum*"]', "[]")
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_claims_lists_each_claim_and_its_property(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "claims") == (
+        0,
+        [
+            f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
+            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+        ],
+        "",
+    )
+
+
+def test_claims_exits_1_and_says_what_changed(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PAGE, "always sum to one", "always sum to 1")
+    replace(reviewed, PROPS, "/ 2 == 0.5", "/ 2 == 1 / 2")
+    status, out, err = run(capsys, "claims")
+    assert (status, out[:2], err) == (
+        1,
+        [
+            f"{PAGE}:3: sum-one: text changed: {PROPS}:7 test_sum (session tests)",
+            f"{PAGE}:6: mean-holds: code changed: {PROPS}:12 test_mean (session tests)",
+        ],
+        "",
+    )
+    assert [line.split(" ")[1] for line in out[2:]] == ["DP015", "DP015"]
+    replace(reviewed, PROPS, "WEIGHTS = [0.5, 0.5]", "WEIGHTS = [0.25, 0.75]")
+    status, out, _ = run(capsys, "claims")
+    assert (status, out[0]) == (
+        1,
+        f"{PAGE}:3: sum-one: text and code changed: {PROPS}:7 test_sum (session tests)",
+    )
+
+
+def test_claims_lists_unbound_claims_and_never_reviewed_ones(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(project, PAGE, "# Page\n", "# Page\n\n<!-- docpact: claim unbound -->\nText.\n")
+    status, out, _ = run(capsys, "claims")
+    assert (status, out[:3]) == (
+        1,
+        [
+            f"{PAGE}:3: unbound: no property",
+            f"{PAGE}:6: sum-one: never reviewed: {PROPS}:7 test_sum (session tests)",
+            f"{PAGE}:9: mean-holds: never reviewed: {PROPS}:12 test_mean (session tests)",
+        ],
+    )
+
+
+def test_update_inserts_reviewed_after_the_last_argument(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sum_one = text_fingerprint("The weights always sum to one.")
+    status, out, err = run(capsys, "claims", "--update")
+    [binding_sum, binding_mean] = [
+        line.rsplit(" -> ", 1)[1] for line in out if "re-approved " in line
+    ]
+    assert binding_sum.startswith(f"{sum_one}/")
+    assert (status, err) == (0, "")
+    assert out == [
+        f"{PROPS}:7: re-approved test_sum against claim sum-one ({PAGE}:3): never reviewed -> "
+        f"{binding_sum}",
+        f"{PROPS}:12: re-approved test_mean against claim mean-holds ({PAGE}:6): never "
+        f"reviewed -> {binding_mean}",
+        "2 re-approved",
+        f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
+        f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+    ]
+    assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT.replace(
+        '@docpact.claim("sum-one")', f'@docpact.claim("sum-one", reviewed="{binding_sum}")'
+    ).replace('session="tests",', f'session="tests", reviewed="{binding_mean}",')
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_update_replaces_an_existing_reviewed_in_place(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (reviewed / PROPS).read_text(encoding="utf-8")
+    replace(reviewed, PAGE, "always sum to one", "always sum to 1")
+    old = before.split('reviewed="')[1].split('"')[0]
+    new = f"{text_fingerprint('The weights always sum to 1.')}/{old.split('/')[1]}"
+    assert run(capsys, "claims", "--update", "sum-one") == (
+        0,
+        [
+            f"{PROPS}:7: re-approved test_sum against claim sum-one ({PAGE}:3): {old} -> {new}",
+            "1 re-approved",
+            f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
+            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+        ],
+        "",
+    )
+    assert (reviewed / PROPS).read_text(encoding="utf-8") == before.replace(old, new)
+
+
+def test_update_rewrites_a_reviewed_string_spread_over_lines(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(
+        project,
+        PROPS,
+        'session="tests",\n',
+        'reviewed=(\n        "000000000000/"\n        "000000000000"\n    ),  # kept\n'
+        '    session="tests",\n',
+    )
+    assert main(["claims", "--update", "mean-holds"]) == 1  # sum-one stays never reviewed
+    text = (project / PROPS).read_text(encoding="utf-8")
+    assert '    reviewed=(\n        "' in text
+    assert '"\n    ),  # kept\n    session="tests",\n' in text
+    assert text.count("reviewed=") == 1
+    capsys.readouterr()
+    status, out, _ = run(capsys, "check")
+    assert (status, [line.split(":")[1] for line in out]) == (1, ["7"])
+
+
+def test_update_with_an_id_re_approves_only_that_claim(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "claims", "--update", "mean-holds")
+    assert (status, out[1:4]) == (
+        1,
+        [
+            "1 re-approved",
+            f"{PAGE}:3: sum-one: never reviewed: {PROPS}:7 test_sum (session tests)",
+            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+        ],
+    )
+    assert (project / PROPS).read_text(encoding="utf-8").count("reviewed=") == 1
+
+
+def test_update_when_all_is_reviewed_writes_nothing(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (reviewed / PROPS).read_bytes()
+    status, out, _ = run(capsys, "claims", "--update")
+    assert (status, out[0]) == (0, "0 re-approved")
+    assert (reviewed / PROPS).read_bytes() == before
+
+
+def test_update_keeps_the_files_line_endings(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / PROPS).write_bytes(PROPS_TEXT.replace("\n", "\r\n").encode("utf-8"))
+    assert main(["claims", "--update"]) == 0
+    data = (project / PROPS).read_bytes()
+    assert data.count(b"\r\n") == PROPS_TEXT.count("\n")
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    capsys.readouterr()
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_update_rewrites_two_bindings_of_one_file_from_the_end(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        project,
+        PROPS,
+        "import docpact\n\n\n"
+        "class T:\n"
+        '    @docpact.claim("sum-one")\n    def test_a(self): pass\n\n'
+        '    @docpact.claim("mean-holds", reviewed="")\n    def test_b(self): pass\n',
+    )
+    assert main(["claims", "--update"]) == 0
+    capsys.readouterr()
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_update_writes_where_python_counts_the_lines(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A form feed, white space to Python, does not shift the line that is rewritten."""
+    replace(project, PROPS, "WEIGHTS = [0.5, 0.5]\n", "WEIGHTS = [0.5, 0.5]\n\x0c\n")
+    assert main(["claims", "--update"]) == 0
+    text = (project / PROPS).read_text(encoding="utf-8")
+    assert text.count("\x0c") == 1
+    assert '@docpact.claim("sum-one", reviewed="' in text
+    capsys.readouterr()
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_update_with_an_unknown_id_exits_2(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "claims", "--update", "gone", "sum-one", "lost") == (
+        2,
+        [],
+        "error: no claim gone, lost on the claims pages (claims: mean-holds, sum-one)\n",
+    )
+    assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT
+
+
+def test_ids_without_update_exit_2(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "claims", "sum-one") == (
+        2,
+        [],
+        "error: claim IDs select what --update re-approves; add --update\n",
+    )
+
+
+def test_claims_without_a_claims_contract_exits_2(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        project,
+        "pyproject.toml",
+        '[[tool.docpact.contract]]\nkind = "config-defaults"\nfile = "a.yaml"\n'
+        'docs = ["docs/page.md#page"]\n',
+    )
+    assert run(capsys, "claims") == (
+        2,
+        [],
+        "pyproject.toml: error: no [[tool.docpact.contract]] of kind claims\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "message"),
+    [
+        (
+            'pages = ["docs/page.md"]\n',
+            "",
+            CONTRACT_LINE,
+            "tool.docpact.contract[0] needs pages for a claims contract",
+        ),
+        (
+            'pages = ["docs/page.md"]',
+            "pages = []",
+            CONTRACT_LINE + 2,
+            "tool.docpact.contract[0].pages must be a non-empty list of paths inside the "
+            "project root, got []",
+        ),
+        (
+            'pages = ["docs/page.md"]',
+            'pages = ["../page.md"]',
+            CONTRACT_LINE + 2,
+            "tool.docpact.contract[0].pages must be a non-empty list of paths inside the "
+            "project root, got ['../page.md']",
+        ),
+        (
+            'properties = ["tests"]',
+            'properties = ["/tmp/tests"]',
+            CONTRACT_LINE + 3,
+            "tool.docpact.contract[0].properties must be a non-empty list of paths inside the "
+            "project root, got ['/tmp/tests']",
+        ),
+        (
+            'properties = ["tests"]',
+            'properties = ["tests"]\nwords = "never"',
+            CONTRACT_LINE + 4,
+            "tool.docpact.contract[0].words must be a list of words, each letters, optionally "
+            "ending in * to match longer words too, got 'never'",
+        ),
+        (
+            'properties = ["tests"]',
+            'properties = ["tests"]\nsession = "two words"',
+            CONTRACT_LINE + 4,
+            "tool.docpact.contract[0].session must be a nox session name, got 'two words'",
+        ),
+        (
+            'properties = ["tests"]',
+            'properties = ["tests"]\nobject = "a.b"',
+            CONTRACT_LINE,
+            "tool.docpact.contract[0] has unknown keys ['object']; a claims contract takes "
+            "['kind', 'pages', 'properties', 'session', 'words']",
+        ),
+    ],
+    ids=["missing pages", "empty pages", "page outside", "absolute", "words", "session", "key"],
+)
+def test_a_bad_claims_contract_exits_2_naming_its_line_and_key(
+    project: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, line: int, message: str
+) -> None:
+    replace(project, "pyproject.toml", old, new)
+    expected = (2, [], f"pyproject.toml:{line}: error: {message}\n")
+    assert run(capsys, "check") == expected
+    assert run(capsys, "claims") == expected
+
+
+@pytest.mark.slow
+def test_update_leaves_the_file_as_ruff_format_wants_it(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ruff, the inserted argument is formatted under the project's settings."""
+    monkeypatch.undo()
+    monkeypatch.chdir(project)
+    ruff = _review._ruff()
+    assert ruff is not None
+    assert main(["claims", "--update"]) == 0
+    capsys.readouterr()
+    text = (project / PROPS).read_text(encoding="utf-8")
+    assert '@docpact.claim(\n    "sum-one", reviewed="' in text  # split at 60 columns
+    result = subprocess.run(
+        [ruff, "format", "--check", PROPS],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (0, "1 file already formatted\n")
+    assert run(capsys, "check") == (0, [], "")
+    status, out, _ = run(capsys, "claims")
+    assert (status, out[0]) == (
+        0,
+        f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
+    )
+
+
+def test_the_repositorys_claims_are_all_bound_and_reviewed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(REPOSITORY)
+    status, out, err = run(capsys, "claims")
+    assert (status, err) == (0, "")
+    assert [line.split(": ")[1:3] for line in out] == [
+        ["mass-per-rollout", "reviewed"],
+        ["batch-mass", "reviewed"],
+        ["no-update-compensation", "reviewed"],
+        ["dp-size-sum", "reviewed"],
+    ]
+
+
+def test_a_properties_path_that_does_not_exist_is_dp014_at_the_contract(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder named in `properties` that is not there is reported at the contract's line."""
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace('properties = ["tests"]', 'properties = ["tests", "gone"]'))
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith("[[tool"))
+    status, out, _ = run(capsys, "check", "--select", "DP014")
+    assert (status, out) == (
+        1,
+        [f"pyproject.toml:{line}: DP014 properties path gone does not exist"],
+    )
