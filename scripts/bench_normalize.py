@@ -19,8 +19,8 @@ from pathlib import Path
 import torch
 
 from rolloutnorm import normalize_advantages_by_rollout
-from rolloutnorm._ids import encode_rollout_ids
-from rolloutnorm._normalize import _count_row_tokens
+from rolloutnorm._ids import encode_ids
+from rolloutnorm._validate import count_row_tokens
 
 # The loop is the tests' oracle, so the benchmark times exactly what the tests trust.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "rolloutnorm"))
@@ -127,8 +127,8 @@ def time_case(
         "vector": lambda: normalize_advantages_by_rollout(
             advantages, mask, rollout_ids, num_trained_rows=rows
         ),
-        "mask": lambda: torch.stack(_count_row_tokens(mask)[1]).tolist(),
-        "ids": lambda: encode_rollout_ids(rollout_ids, num_rows=rows, device=device),
+        "mask": lambda: torch.stack(count_row_tokens(mask).probes).tolist(),
+        "ids": lambda: encode_ids(rollout_ids, num_rows=rows, device=device),
         "loop": lambda: per_row_loop(advantages, mask, loop_ids, rows),
     }
     # The loop is slow and steady; a fifth of the rounds gives it a stable median.

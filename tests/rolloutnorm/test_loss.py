@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import math
+import re
 import types
+from decimal import Decimal
+from fractions import Fraction
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -264,11 +268,26 @@ def _f64(values: object) -> torch.Tensor:
         ({"advantages": torch.zeros(2, 3, dtype=torch.int32)}, "advantages must have a floating"),
         ({"rollout_is_weights": torch.ones(2, 3, dtype=torch.int64)}, "rollout_is_weights must"),
         ({"rollout_is_weights": torch.ones(2, 2)}, "rollout_is_weights must have the shape"),
-        ({"response_mask": torch.ones(2, 3, dtype=torch.complex64)}, "response_mask must be bool"),
-        ({"response_mask": torch.tensor([[1, 2, 0], [1, 0, 0]])}, "response_mask must contain"),
-        ({"response_mask": torch.tensor([[1, -1, 0], [1, 0, 0]])}, "response_mask must contain"),
-        ({"response_mask": _f64([[1.0, 0.5, 0.0], [1.0, 0.0, 0.0]])}, "response_mask must contain"),
-        ({"response_mask": _f64([[1.0, math.nan, 0.0], [1, 0, 0]])}, "response_mask must contain"),
+        (
+            {"response_mask": torch.ones(2, 3, dtype=torch.complex64)},
+            "response_mask must have a bool, integer or floating dtype, got torch.complex64",
+        ),
+        (
+            {"response_mask": torch.tensor([[1, 2, 0], [1, 0, 0]])},
+            r"response_mask must hold only 0 and 1, got values in \[0, 2\]",
+        ),
+        (
+            {"response_mask": torch.tensor([[1, -1, 0], [1, 0, 0]])},
+            r"response_mask must hold only 0 and 1, got values in \[-1, 1\]",
+        ),
+        (
+            {"response_mask": _f64([[1.0, 0.5, 0.0], [1.0, 0.0, 0.0]])},
+            "response_mask must hold only 0 and 1, got fractions",
+        ),
+        (
+            {"response_mask": _f64([[1.0, math.nan, 0.0], [1, 0, 0]])},
+            "response_mask must hold only 0 and 1, got NaN",
+        ),
         ({"advantages": _f64([[1.0, math.nan, 0.0], [1, 0, 0]])}, "advantages must be finite"),
         ({"log_prob": _f64([[0.0, -math.inf, 0.0], [0, 0, 0]])}, "log_prob must be finite"),
         (
@@ -339,3 +358,72 @@ def test_loss_equals_sum_of_reference_token_losses(
         rollout_is_weights=None if weights is None else _f64(weights),
     )
     assert abs(loss.item() - want) <= 1e-9 * (1.0 + scale)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [np.float32(0.25), np.float64(0.25), Fraction(1, 4), 0, np.int32(0), np.float16(0.25)],
+    ids=["np-float32", "np-float64", "fraction", "int", "np-int32", "np-float16"],
+)
+def test_policy_loss_config_takes_any_real_number(value: object) -> None:
+    """Numpy floats and ints, Fractions and ints are clip ratios, kept as floats."""
+    config = PolicyLossConfig(clip_ratio_low=value, clip_ratio_high=value, clip_ratio_c=Fraction(3))
+    assert (config.clip_ratio_low, config.clip_ratio_high, config.clip_ratio_c) == (
+        float(value),
+        float(value),
+        3.0,
+    )
+    assert {type(config.clip_ratio_low), type(config.clip_ratio_c)} == {float}
+    floats = PolicyLossConfig(float(value), float(value), 3.0)
+    assert config == floats
+    loss, _ = compute_policy_loss_per_rollout_mean(**_batch(config=config))
+    assert torch.equal(loss, compute_policy_loss_per_rollout_mean(**_batch(config=floats))[0])
+
+
+@settings(deadline=None, max_examples=100)
+@given(
+    st.fractions(min_value=0, max_value=Fraction(99, 100)), st.fractions(min_value=0, max_value=5)
+)
+def test_fraction_clip_ratios_equal_their_floats(low: Fraction, high: Fraction) -> None:
+    """A config of Fractions equals the config of their floats."""
+    assert PolicyLossConfig(low, high, Fraction(7, 2)) == PolicyLossConfig(
+        float(low), float(high), 3.5
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"clip_ratio_low": True}, "clip_ratio_low must be a finite number, got True"),
+        (
+            {"clip_ratio_high": np.bool_(True)},
+            "clip_ratio_high must be a finite number, got np.True_",
+        ),
+        (
+            {"clip_ratio_c": np.float32("inf")},
+            "clip_ratio_c must be a finite number, got np.float32(inf)",
+        ),
+        (
+            {"clip_ratio_low": np.float64("nan")},
+            "clip_ratio_low must be a finite number, got np.float64(nan)",
+        ),
+        ({"clip_ratio_c": Decimal(3)}, "clip_ratio_c must be a finite number, got Decimal('3')"),
+        (
+            {"clip_ratio_c": torch.tensor(3.0)},
+            "clip_ratio_c must be a finite number, got tensor(3.)",
+        ),
+        ({"clip_ratio_c": Fraction(1)}, "clip_ratio_c must be greater than 1, got Fraction(1, 1)"),
+        (
+            {"clip_ratio_low": np.float32(1)},
+            "clip_ratio_low must be in [0, 1), got np.float32(1.0)",
+        ),
+        ({"clip_ratio_c": 1}, "clip_ratio_c must be greater than 1, got 1"),
+    ],
+)
+def test_policy_loss_config_still_rejects_flags_non_finite_and_out_of_range(
+    kwargs: dict[str, object], message: str
+) -> None:
+    """Bools, non-finite values, non-real types and values out of range raise, shown as given."""
+    values = {"clip_ratio_low": 0.2, "clip_ratio_high": 0.2, "clip_ratio_c": 3.0, **kwargs}
+    with pytest.raises(RolloutNormError, match=f"^{re.escape(message)}$"):
+        PolicyLossConfig(**values)

@@ -306,7 +306,7 @@ def test_sum_overflow_of_finite_values_is_not_mistaken_for_inf():
         ),
         (
             {"response_mask": torch.ones(3, 4, dtype=torch.complex64)},
-            "response_mask must hold 0 and 1",
+            "response_mask must have a bool, integer or floating dtype, got torch.complex64",
         ),
         ({"rollout_ids": [["a"], ["b"], ["c"]]}, r"rollout_ids\[0\] is unhashable: list"),
         ({"rollout_ids": [1, "1", 2]}, "rollout_ids must all be of one kind, got int, str"),
@@ -460,6 +460,6 @@ def test_codes_are_each_ids_first_row_whatever_the_size(monkeypatch, rows, max_c
     """Shared row numbers (or a fresh range past the cache's cap) give each id its first row."""
     monkeypatch.setattr(_ids, "_MAX_CACHED_ROWS", max_cached)
     ids = [f"r{row // 2}" for row in range(rows)]
-    codes, num_codes = _ids.encode_rollout_ids(ids, num_rows=rows, device=torch.device("cpu"))
-    assert codes.tolist() == [row - row % 2 for row in range(rows)]
-    assert num_codes == rows
+    encoded = _ids.encode_ids(ids, num_rows=rows, device=torch.device("cpu"))
+    assert encoded.codes.tolist() == [row - row % 2 for row in range(rows)]
+    assert encoded.size == rows

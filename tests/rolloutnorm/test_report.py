@@ -176,3 +176,31 @@ def test_masses_print_exactly_past_ten_thousand_rows() -> None:
     report = rollout_mass_report(torch.ones(1, 3), ["a"], num_trained_rows=65_536)
     assert str(report).splitlines()[1] == "a           1       3  1/65536 (1.526e-05)"
     assert str(report).splitlines()[-1].endswith("mass 1/65536 (1.526e-05)")
+
+
+# --- a report without rollouts -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("num_trained_rows", [3, 0])
+def test_report_without_rollouts_prints(num_trained_rows: int) -> None:
+    """A MassReport of a batch with no rollouts prints its header and a zero batch line."""
+    report = MassReport(rollouts=(), num_trained_rows=num_trained_rows)
+    assert str(report) == (
+        "rollout  rows  tokens  mass\n"
+        f"batch: 0 rollouts over {num_trained_rows} trained rows, mass 0 (0.0000)"
+    )
+    assert repr(report) == f"MassReport(rollouts=(), num_trained_rows={num_trained_rows})"
+    assert report.batch_mass == 0.0
+    assert isinstance(report.batch_mass, float)
+    assert report.masses() == {}
+
+
+def test_report_groups_rows_by_the_encoders_codes() -> None:
+    """Tuple and numpy-int ids group as in the normalization, each reported by its first row."""
+    ids = [("p", np.int64(1)), ("p", 1), ("q", 1)]
+    report = rollout_mass_report(response_mask([2, 1, 3]), ids, num_trained_rows=3)
+    assert [(r.rollout_id, r.rows, r.tokens) for r in report.rollouts] == [
+        (("p", np.int64(1)), 2, 3),
+        (("q", 1), 1, 3),
+    ]
+    assert type(report.rollouts[0].rollout_id[1]) is np.int64

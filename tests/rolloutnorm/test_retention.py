@@ -8,6 +8,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -213,6 +214,71 @@ def test_same_seed_same_plan() -> None:
     assert plan_retention(10, seed=7, **kwargs) == plan_retention(10, seed=7, **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("second", "same"),
+    [
+        (1.0, True),
+        (1.0 + 1e-5, True),  # at rtol * |first| + atol: torch.allclose's bound, inclusive
+        (1.0 - 9e-6, True),
+        (1.0 + 2e-5, False),
+        (1.0 - 2e-5, False),
+    ],
+)
+def test_same_reward_is_torch_allclose_to_the_first_reward(second: float, same: bool) -> None:
+    """A group is same-reward when each reward is torch.allclose to its first, as in the trainer."""
+    first = torch.tensor([1.0], dtype=torch.float64)
+    assert torch.allclose(torch.tensor([second], dtype=torch.float64), first) == same
+    for seed in range(5):
+        plan = plan_retention(
+            4,
+            mini_batch_size=3,
+            group_ids=["g", "g", "h", "h"],
+            rewards=[1.0, second, 0.0, 1.0],
+            seed=seed,
+        )
+        assert plan.dropped_from_same_reward_groups == int(same)
+        if same:
+            assert plan.dropped_indices in {(0,), (1,)}
+
+
+@pytest.mark.parametrize(
+    ("rewards", "same"),
+    [
+        ([0.0, 9e-9, 1.8e-8], False),  # 1.8e-8 is beyond atol of the first, 0
+        ([9e-9, 0.0, 1.8e-8], True),  # the same rewards, each within 1e-8 + 9e-14 of 9e-9
+        ([1e-8, 0.0, 5e-9], True),
+    ],
+)
+def test_same_reward_tolerance_is_measured_from_the_first_reward(
+    rewards: list[float], same: bool
+) -> None:
+    """The group's first reward, not its spread, sets the tolerance: order can decide."""
+    for seed in range(5):
+        plan = plan_retention(
+            5,
+            mini_batch_size=4,
+            group_ids=["g", "g", "g", "h", "h"],
+            rewards=[*rewards, 0.0, 1.0],
+            seed=seed,
+        )
+        assert plan.dropped_from_same_reward_groups == int(same)
+
+
+def test_same_reward_tolerance_starts_from_the_first_candidate() -> None:
+    """A marked first row does not set the tolerance: the first candidate's reward does."""
+    for seed in range(5):
+        plan = plan_retention(
+            5,
+            mini_batch_size=3,
+            group_ids=["g", "g", "g", "h", "h"],
+            rewards=[100.0, 0.0, 1e-8, 0.0, 1.0],
+            drop=[True, False, False, False, False],
+            seed=seed,
+        )
+        assert plan.dropped_from_same_reward_groups == 1
+        assert plan.dropped_indices in {(0, 1), (0, 2)}
+
+
 # --- properties ------------------------------------------------------------------------------
 
 
@@ -231,13 +297,15 @@ def _inputs(draw: st.DrawFn) -> dict[str, object]:
     if draw(st.booleans()):
         ids = st.integers(0, 6)
         kwargs["group_ids"] = draw(st.lists(ids, min_size=num_rows, max_size=num_rows))
-        reward = st.sampled_from([0.0, 1.0]) | st.floats(-2, 2)
+        # Rewards a hair apart, inside and outside torch.allclose's tolerance, among others.
+        near = st.sampled_from([1.0 + 5e-6, 1.0 + 2e-5, 5e-9, 2e-8, -1e-9])
+        reward = st.sampled_from([0.0, 1.0]) | near | st.floats(-2, 2)
         kwargs["rewards"] = draw(st.lists(reward, min_size=num_rows, max_size=num_rows))
     return kwargs
 
 
 def _same_reward_candidates(kwargs: dict[str, object]) -> set[int]:
-    """The candidate rows of groups whose candidates all share one reward, by brute force."""
+    """The candidate rows of same-reward groups, decided with torch.allclose as the trainer does."""
     drop = kwargs.get("drop") or [False] * kwargs["num_rows"]  # type: ignore[operator]
     if "group_ids" not in kwargs:
         return set()
@@ -246,12 +314,12 @@ def _same_reward_candidates(kwargs: dict[str, object]) -> set[int]:
         if not drop[row]:
             by_group[group].append(row)
     rewards = kwargs["rewards"]
-    return {
-        row
-        for rows in by_group.values()
-        if len({rewards[row] for row in rows}) == 1  # type: ignore[index]
-        for row in rows
-    }
+    tiers = set()
+    for rows in by_group.values():
+        group = torch.tensor([rewards[row] for row in rows], dtype=torch.float64)  # type: ignore[index]
+        if torch.allclose(group, group[0].expand_as(group)):
+            tiers.update(rows)
+    return tiers
 
 
 @settings(deadline=None, max_examples=200)
@@ -325,10 +393,19 @@ def test_same_reward_tier_empties_before_random_tier(kwargs: dict[str, object]) 
         ({"drop": [0.0, 1.0, 0.0, 1.0]}, "drop must hold only booleans"),
         ({"drop": [True, None, False, True]}, "drop must hold only booleans"),
         ({"drop": 7}, "drop must be 1-D"),
-        ({"group_ids": [0, 0, 1], "rewards": [0, 1, 0, 1]}, "group_ids must be 1-D"),
-        ({"group_ids": [[0], [0], [1], [1]], "rewards": [0, 1, 0, 1]}, "group_ids must hold"),
+        (
+            {"group_ids": [0, 0, 1], "rewards": [0, 1, 0, 1]},
+            "group_ids must hold one id per row: got 3 ids for 4 rows",
+        ),
+        (
+            {"group_ids": [[0], [0], [1], [1]], "rewards": [0, 1, 0, 1]},
+            r"group_ids\[0\] is unhashable: list",
+        ),
         ({"group_ids": np.zeros((4, 2)), "rewards": [0, 1, 0, 1]}, "group_ids must be 1-D"),
-        ({"group_ids": 5, "rewards": [0, 1, 0, 1]}, "group_ids must be a sequence"),
+        (
+            {"group_ids": 5, "rewards": [0, 1, 0, 1]},
+            "group_ids must be a list, tuple, numpy array or 1-D integer tensor, got int",
+        ),
         ({"group_ids": [0, 0, 1, 1], "rewards": [0, 1]}, "rewards must be 1-D"),
         ({"group_ids": [0, 0, 1, 1], "rewards": [0, 1, float("nan"), 0]}, "rewards must hold"),
         ({"group_ids": [0, 0, 1, 1], "rewards": [0, 1, float("inf"), 0]}, "rewards must hold"),

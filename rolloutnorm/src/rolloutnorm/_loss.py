@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ import torch
 
 from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._validate import MASK, check_layout, check_values, count_row_tokens
 
 __all__ = ["PolicyLossConfig", "compute_policy_loss_per_rollout_mean"]
 
@@ -33,7 +35,9 @@ _METRIC_KEYS = ("actor/pg_clipfrac", "actor/ppo_kl", "actor/pg_clipfrac_lower")
 class PolicyLossConfig:
     """The clip ratios and data-parallel size of the per-rollout-mean policy loss.
 
-    The clip ratios have no defaults here: the packaged ``config.yaml`` owns them.
+    The clip ratios have no defaults here: the packaged ``config.yaml`` owns them. Each may be
+    given as any real number (``int``, ``float``, a numpy float, ``Fraction``...) but a bool,
+    as `RolloutNormConfig` takes them, and is kept as a float.
 
     Attributes:
         clip_ratio_low: The ratio is clipped below at ``1 - clip_ratio_low``; in ``[0, 1)``.
@@ -65,9 +69,10 @@ class PolicyLossConfig:
     dp_size: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c"):
+        names = ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c")
+        for name in names:
             value = getattr(self, name)
-            finite = isinstance(value, int | float) and math.isfinite(value)
+            finite = isinstance(value, numbers.Real) and math.isfinite(value)
             if isinstance(value, bool) or not finite:
                 msg = f"{name} must be a finite number, got {value!r}"
                 raise RolloutNormError(msg)
@@ -80,6 +85,8 @@ class PolicyLossConfig:
         if self.clip_ratio_c <= 1:
             msg = f"clip_ratio_c must be greater than 1, got {self.clip_ratio_c!r}"
             raise RolloutNormError(msg)
+        for name in names:
+            object.__setattr__(self, name, float(getattr(self, name)))
         object.__setattr__(self, "dp_size", as_count(self.dp_size, "dp_size"))
 
 
@@ -120,44 +127,6 @@ def _as_config(config: PolicyLossConfig | Any | None) -> PolicyLossConfig:
         name = next(name for name in keys if str(error).startswith(f"{name} "))
         msg = f"{keys[name]}{str(error).removeprefix(name)}"
         raise RolloutNormError(msg) from None
-
-
-def _check_inputs(named: dict[str, torch.Tensor]) -> None:
-    """Raise `RolloutNormError` unless the tensors fit together; one host sync for the values."""
-    for name, tensor in named.items():
-        if not isinstance(tensor, torch.Tensor):
-            msg = f"{name} must be a torch.Tensor, got {type(tensor).__name__}"
-            raise RolloutNormError(msg)
-    shape, device = tuple(named["advantages"].shape), named["advantages"].device
-    if len(shape) != 2:
-        msg = f"advantages must be 2-D (rows, tokens), got shape {shape}"
-        raise RolloutNormError(msg)
-    for name, tensor in named.items():
-        if tensor.shape != shape:
-            msg = f"{name} must have the shape of advantages {shape}, got {tuple(tensor.shape)}"
-            raise RolloutNormError(msg)
-        if tensor.device != device:
-            msg = f"{name} must be on the device of advantages {device}, got {tensor.device}"
-            raise RolloutNormError(msg)
-        if name != "response_mask" and not tensor.is_floating_point():
-            msg = f"{name} must have a floating dtype, got {tensor.dtype}"
-            raise RolloutNormError(msg)
-    mask = named["response_mask"]
-    if mask.is_complex():
-        msg = f"response_mask must be bool, integer or floating, got {mask.dtype}"
-        raise RolloutNormError(msg)
-    checks = {
-        f"{name} must be finite, got NaN or inf": torch.isfinite(tensor).all()
-        for name, tensor in named.items()
-        if name != "response_mask"
-    }
-    if mask.dtype != torch.bool:
-        checks["response_mask must contain only 0 and 1, got other values"] = (
-            (mask == 0) | (mask == 1)
-        ).all()
-    for msg, ok in zip(checks, torch.stack(list(checks.values())).tolist(), strict=True):
-        if not ok:
-            raise RolloutNormError(msg)
 
 
 def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -226,11 +195,15 @@ def compute_policy_loss_per_rollout_mean(
         "old_log_prob": old_log_prob,
         "log_prob": log_prob,
         "advantages": advantages,
-        "response_mask": response_mask,
+        MASK: response_mask,
     }
     if rollout_is_weights is not None:
         named["rollout_is_weights"] = rollout_is_weights
-    _check_inputs(named)
+    check_layout(named, allow_empty=True)
+    finite = {name: tensor for name, tensor in named.items() if name != MASK}
+    # An empty batch has nothing to prove 0/1, and aminmax refuses one.
+    probes = count_row_tokens(response_mask).probes if response_mask.numel() else None
+    check_values(response_mask, probes, finite)
 
     negative_approx_kl = torch.clamp(log_prob - old_log_prob.detach(), min=-20.0, max=20.0)
     ratio = torch.exp(negative_approx_kl)

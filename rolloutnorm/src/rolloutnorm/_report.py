@@ -9,8 +9,9 @@ from fractions import Fraction
 
 import torch
 
-from rolloutnorm._ids import RolloutIds
+from rolloutnorm._ids import RolloutIds, encode_ids
 from rolloutnorm._normalize import normalize_advantages_by_rollout
+from rolloutnorm._validate import MASK, check_layout
 
 __all__ = ["MassReport", "RolloutMass", "rollout_mass_report"]
 
@@ -74,7 +75,7 @@ class MassReport:
     @property
     def batch_mass(self) -> float:
         """The mass of the whole batch: ``num_rollouts / num_trained_rows`` if none is empty."""
-        return sum(rollout.mass for rollout in self.rollouts)
+        return sum((rollout.mass for rollout in self.rollouts), 0.0)
 
     def masses(self) -> dict[Hashable, float]:
         """Every rollout's mass by id.
@@ -85,7 +86,7 @@ class MassReport:
         return {rollout.rollout_id: rollout.mass for rollout in self.rollouts}
 
     def __str__(self) -> str:
-        width = max(7, *(len(str(rollout.rollout_id)) for rollout in self.rollouts))
+        width = max([7, *(len(str(rollout.rollout_id)) for rollout in self.rollouts)])
         lines = [f"{'rollout':<{width}}  rows  tokens  mass"]
         lines += [
             f"{rollout.rollout_id!s:<{width}}  {rollout.rows:>4}  {rollout.tokens:>6}  "
@@ -123,22 +124,28 @@ def rollout_mass_report(
         b           1       4  1/3 (0.3333)
         batch: 2 rollouts over 3 trained rows, mass 2/3 (0.6667)
     """
+    check_layout({MASK: response_mask}, like=MASK)
+    ids = encode_ids(rollout_ids, num_rows=response_mask.shape[0], device=response_mask.device)
     ones = torch.ones(response_mask.shape, dtype=torch.float64, device=response_mask.device)
     normalized = normalize_advantages_by_rollout(
-        ones, response_mask, rollout_ids, num_trained_rows=num_trained_rows
+        ones, response_mask, ids, num_trained_rows=num_trained_rows
     )
     row_mass = (normalized * response_mask.to(torch.float64)).sum(-1).tolist()
     row_tokens = response_mask.to(torch.int64).sum(-1).tolist()
-    ids = rollout_ids.tolist() if hasattr(rollout_ids, "tolist") else list(rollout_ids)
-    totals: dict[Hashable, list[float]] = {}
-    for rollout_id, tokens, mass in zip(ids, row_tokens, row_mass, strict=True):
-        entry = totals.setdefault(rollout_id, [0, 0, 0.0])
+    totals: dict[int, list[float]] = {}
+    first_rows: dict[int, int] = {}
+    for row, (code, tokens, mass) in enumerate(
+        zip(ids.codes.tolist(), row_tokens, row_mass, strict=True)
+    ):
+        entry = totals.setdefault(code, [0, 0, 0.0])
+        first_rows.setdefault(code, row)
         entry[0] += 1
         entry[1] += tokens
         entry[2] += mass
+    values = rollout_ids.tolist() if hasattr(rollout_ids, "tolist") else list(rollout_ids)
     rollouts = tuple(
-        RolloutMass(rollout_id, rows, tokens, mass)
-        for rollout_id, (rows, tokens, mass) in totals.items()
+        RolloutMass(values[first_rows[code]], rows, tokens, mass)
+        for code, (rows, tokens, mass) in totals.items()
     )
     return MassReport(rollouts=rollouts, num_trained_rows=num_trained_rows)
 
@@ -146,4 +153,5 @@ def rollout_mass_report(
 def _fraction(value: float, num_trained_rows: int) -> str:
     """Print a mass as a fraction: every rollout's mass is a multiple of 1 / num_trained_rows."""
     decimal = f"{value:.4f}" if value == 0 or abs(value) >= 1e-3 else f"{value:.3e}"
-    return f"{Fraction(value).limit_denominator(num_trained_rows)} ({decimal})"
+    # A report built by hand may say 0 trained rows; a fraction needs a denominator of 1 or more.
+    return f"{Fraction(value).limit_denominator(max(1, num_trained_rows))} ({decimal})"

@@ -8,13 +8,18 @@ import types
 from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
+import torch
 
 from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._ids import encode_ids
 
 __all__ = ["RetentionPlan", "plan_retention"]
 
 _REASONS = ("marked", "mini_batch_floor", "max_ppo_update_times")
+# torch.allclose's defaults: the tolerance within which a group's rewards count as one reward.
+_RTOL, _ATOL = 1e-5, 1e-8
+_HOST = torch.device("cpu")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -51,7 +56,7 @@ class RetentionPlan:
         dropped: Rows dropped per reason, read-only, with exactly the keys ``"marked"``,
             ``"mini_batch_floor"`` and ``"max_ppo_update_times"``.
         dropped_from_same_reward_groups: How many of the floor and cap drops were taken from
-            groups whose rows all share one reward.
+            same-reward groups (as `plan_retention` defines them).
     """
 
     kept_indices: tuple[int, ...]
@@ -99,17 +104,10 @@ class RetentionPlan:
         return "\n".join(lines)
 
 
-def _as_row_array(values: object, name: str, num_rows: int, *, objects: bool = False) -> np.ndarray:
-    """Return ``values`` as a 1-D array of ``num_rows`` entries.
-
-    With ``objects``, a sequence becomes an object array of its entries as they are:
-    `np.asarray` would read tuple ids as a second dimension.
-    """
+def _as_row_array(values: object, name: str, num_rows: int) -> np.ndarray:
+    """Return ``values`` as a 1-D array of ``num_rows`` entries."""
     try:
-        if objects and not isinstance(values, np.ndarray):
-            array = np.fromiter(values, dtype=object, count=len(values))
-        else:
-            array = np.asarray(values)
+        array = np.asarray(values)
     except (TypeError, ValueError):
         msg = f"{name} must be a sequence with one entry per row ({num_rows})"
         raise RolloutNormError(msg) from None
@@ -117,6 +115,20 @@ def _as_row_array(values: object, name: str, num_rows: int, *, objects: bool = F
         msg = f"{name} must be 1-D with one entry per row ({num_rows}), got shape {array.shape}"
         raise RolloutNormError(msg)
     return array
+
+
+def _same_reward(codes: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+    """Per row, whether its group is a same-reward group, judged over the rows given.
+
+    Every reward of such a group lies within `torch.allclose`'s default tolerance of the
+    group's first: ``|reward - first| <= 1e-8 + 1e-5 * |first|``, as the trainer decides.
+    """
+    _, first_rows = np.unique(codes, return_index=True)
+    first_reward = np.zeros(codes.max(initial=-1) + 1)
+    first_reward[codes[first_rows]] = rewards[first_rows]
+    close = np.isclose(rewards, first_reward[codes], rtol=_RTOL, atol=_ATOL)
+    strays = np.bincount(codes, weights=~close, minlength=len(first_reward))
+    return strays[codes] == 0
 
 
 def plan_retention(
@@ -135,9 +147,13 @@ def plan_retention(
     number of mini-batches (``"mini_batch_floor"``), then capped at
     ``mini_batch_size * max_ppo_update_times`` rows (``"max_ppo_update_times"``). These
     counts depend only on the sizes; which candidates go is chosen at random, first among
-    rows of same-reward groups (groups whose candidate rows all share one reward, a lone
-    row included, carry no GRPO signal), then among the other candidates. Fewer candidates
-    than one mini-batch give a plan with ``num_trained_rows == 0``.
+    rows of same-reward groups, then among the other candidates. Fewer candidates than one
+    mini-batch give a plan with ``num_trained_rows == 0``.
+
+    A same-reward group carries no GRPO signal: it is decided as the trainer decides it,
+    over the group's candidate rows (a lone row included), every reward being within
+    ``torch.allclose``'s default tolerance (``rtol=1e-5``, ``atol=1e-8``) of the group's
+    first candidate reward, that is ``|reward - first| <= 1e-8 + 1e-5 * |first|``.
 
     Args:
         num_rows: Rows in the rollout batch, a non-negative int.
@@ -145,7 +161,9 @@ def plan_retention(
         max_ppo_update_times: Cap on mini-batch updates per epoch, or ``None`` for no cap.
         drop: Per row, whether it is marked for dropping (overlong, failed): booleans, or
             the ints 0 and 1. ``None`` marks no row.
-        group_ids: Per row, the hashable prompt or GRPO group id. Needs ``rewards``.
+        group_ids: Per row, the prompt or GRPO group id, under the rules of rollout ids:
+            a list, tuple, numpy array or 1-D integer tensor of hashable ids all of one
+            kind (str, int...), never bools or floats. Needs ``rewards``.
         rewards: Per row, the finite sequence-level reward. Needs ``group_ids``.
         seed: Non-negative seed for ``numpy.random.default_rng``; one seed, one plan.
 
@@ -155,7 +173,8 @@ def plan_retention(
     Raises:
         RolloutNormError: If an argument has the wrong type, sign or length, ``drop`` holds
             something other than booleans, a reward is not a finite number, a group id is
-            unhashable, or only one of ``group_ids`` and ``rewards`` is given.
+            unhashable, a bool or a float, the group ids mix kinds, or only one of
+            ``group_ids`` and ``rewards`` is given.
     """
     num_rows = as_count(num_rows, "num_rows", minimum=0)
     mini_batch_size = as_count(mini_batch_size, "mini_batch_size")
@@ -184,18 +203,10 @@ def plan_retention(
         if values.size and (values.dtype.kind not in "biuf" or not np.isfinite(values).all()):
             msg = "rewards must hold only finite real numbers"
             raise RolloutNormError(msg)
-        ids = _as_row_array(group_ids, "group_ids", num_rows, objects=True)
-        codes_by_id: dict[Hashable, int] = {}
-        try:
-            codes = np.array([codes_by_id.setdefault(g, len(codes_by_id)) for g in ids], int)
-        except TypeError:
-            msg = "group_ids must hold only hashable ids"
-            raise RolloutNormError(msg) from None
-        codes, values = codes[candidates], values[candidates].astype(float)
-        low, high = np.full(len(codes_by_id), np.inf), np.full(len(codes_by_id), -np.inf)
-        np.minimum.at(low, codes, values)
-        np.maximum.at(high, codes, values)
-        same_reward[candidates] = (low == high)[codes]
+        ids = encode_ids(group_ids, name="group_ids", num_rows=num_rows, device=_HOST)
+        same_reward[candidates] = _same_reward(
+            ids.codes.numpy()[candidates], values[candidates].astype(float)
+        )
 
     floor_target = len(candidates) // mini_batch_size * mini_batch_size
     target = floor_target

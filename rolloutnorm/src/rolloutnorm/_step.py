@@ -12,7 +12,7 @@ import torch
 from rolloutnorm._config import RolloutNormConfig
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._ids import RolloutIds
-from rolloutnorm._normalize import check_batch, normalize_advantages_by_rollout
+from rolloutnorm._normalize import encode_batch, normalize_advantages_by_rollout
 from rolloutnorm._report import MassReport, rollout_mass_report
 from rolloutnorm._retention import RetentionPlan, plan_retention
 
@@ -101,7 +101,7 @@ def retain_and_normalize(
         msg = f"config must be a RolloutNormConfig from load_config, got {type(config).__name__}"
         raise RolloutNormError(msg)
     # The whole batch, dropped rows included: whether bad input raises must not hang on the seed.
-    check_batch(advantages, response_mask, rollout_ids)
+    ids = encode_batch(advantages, response_mask, rollout_ids)
     plan = plan_retention(
         advantages.shape[0],
         mini_batch_size=config.mini_batch_size,
@@ -119,14 +119,13 @@ def retain_and_normalize(
             f"{plan.mini_batch_size} rows and {dropped['max_ppo_update_times']} at the update cap"
         )
         raise RolloutNormError(msg)
-    # check_batch made sure the mask is on the device of the advantages.
+    # encode_batch made sure the mask is on the device of the advantages.
     kept = torch.tensor(plan.kept_indices, dtype=torch.int64, device=advantages.device)
-    kept_ids = _take(rollout_ids, plan.kept_indices)
     kept_mask = response_mask[kept]
     normalized = normalize_advantages_by_rollout(
-        advantages[kept], kept_mask, kept_ids, num_trained_rows=plan.num_trained_rows
+        advantages[kept], kept_mask, ids.take(kept), num_trained_rows=plan.num_trained_rows
     )
-    return TrainedBatch(plan, normalized, kept_mask, kept_ids)
+    return TrainedBatch(plan, normalized, kept_mask, _take(rollout_ids, plan.kept_indices))
 
 
 def _take(rollout_ids: RolloutIds, indices: tuple[int, ...]) -> RolloutIds:
