@@ -167,6 +167,8 @@ def bound_properties(tree: Path) -> dict[str, str]:
 def run_properties(tree: Path, env: dict[str, str]) -> tuple[str | None, set[str]]:
     """Run the bound properties to their end; the evidence of a failure, and the claims failed."""
     properties = bound_properties(tree)
+    if not properties:
+        return "no property is bound to a claim", set()
     arguments = [arg for arg in PYTEST if arg != "-x"]
     result = subprocess.run(
         [sys.executable, *arguments, "-rf", *properties],

@@ -91,7 +91,8 @@ def copy_site(destination: Path, page: str, config: str = "") -> Path:
 
     `config` is YAML appended to the copy's `mkdocs.yml`.
     """
-    for name in ("mkdocs.yml", "pyproject.toml", "noxfile.py", "tests/rolloutnorm/test_claims.py"):
+    claims = ("tests/rolloutnorm/test_claims.py", "tests/rolloutnorm/batches.py")
+    for name in ("mkdocs.yml", "pyproject.toml", "noxfile.py", *claims):
         (destination / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, destination / name)
     for name in ("docs", "src", "rolloutnorm/src"):

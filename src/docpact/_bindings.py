@@ -9,8 +9,10 @@ normalized text and that of the property's code, as they stood when someone last
 the one against the other. The code's fingerprint is taken of the function's syntax tree
 (decorators included, the claim decorator and docstrings left out, so formatting and
 comments do not count) and of every definition of the same module it uses, transitively:
-helpers, constants, imports, and the fixtures its parameters name. What another module
-defines is not followed.
+helpers, constants, imports, and the fixtures its parameters name; for a name it imports
+from a module of the properties folders (`from batches import rollout_batches`), that
+module's definitions too. The code under test, and what conftest.py or a hypothesis profile
+sets, are not followed.
 """
 
 from __future__ import annotations
@@ -128,6 +130,9 @@ def read_bindings(
         `pyproject.toml` at line 0, for the caller to give the contract's line.
     """
     bindings, problems = [], []
+    local = tuple(
+        (root / name) if (root / name).is_dir() else (root / name).parent for name in paths
+    )
     for file in _python_files(root, paths):
         if isinstance(file, str):
             problems.append(("pyproject.toml", 0, f"properties path {file} does not exist"))
@@ -144,11 +149,11 @@ def read_bindings(
             continue
         try:
             tree = ast.parse(text, filename=where)
-        except (SyntaxError, ValueError) as error:
+        except (SyntaxError, ValueError, RecursionError) as error:
             line = getattr(error, "lineno", None) or 1
             problems.append((where, line, f"{where} cannot be parsed: {error.args[0]}"))
             continue
-        bindings += _bindings(tree, where, text)
+        bindings += _bindings(tree, where, text, file, local)
     return bindings, problems
 
 
@@ -198,13 +203,33 @@ def _is_claim(node: ast.expr, functions: set[str], modules: set[str]) -> bool:
     )
 
 
-def _bindings(tree: ast.Module, where: str, text: str) -> list[Binding]:
+def _bindings(
+    tree: ast.Module, where: str, text: str, path: Path | None = None, local: tuple[Path, ...] = ()
+) -> list[Binding]:
     functions, modules = _aliases(tree)
     if not functions and not modules:
         return []
     lines = source_lines(text)
     found = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            found += [
+                Binding(
+                    where,
+                    decorator.lineno,
+                    node.name,
+                    None,
+                    problem=f"the claim decorator decorates class {node.name}: bind the "
+                    "test function that checks the claim",
+                )
+                for decorator in node.decorator_list
+                if _is_claim(
+                    decorator.func if isinstance(decorator, ast.Call) else decorator,
+                    functions,
+                    modules,
+                )
+            ]
+            continue
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         for decorator in node.decorator_list:
@@ -214,7 +239,15 @@ def _bindings(tree: ast.Module, where: str, text: str) -> list[Binding]:
             binding = _binding(decorator, node, where, lines)
             found.append(binding)
             if binding.claim is not None:
-                code = code_fingerprint(tree, node, functions, modules)
+                try:
+                    code = code_fingerprint(tree, node, functions, modules, path=path, local=local)
+                except RecursionError:
+                    problem = (
+                        f"the code of {node.name} is nested too deeply for docpact to "
+                        "fingerprint it: split its longest expression"
+                    )
+                    found[-1] = Binding(where, decorator.lineno, node.name, None, problem=problem)
+                    continue
                 found[-1] = Binding(**{**binding.__dict__, "code": code})
     return sorted(found, key=lambda b: b.line)
 
@@ -286,25 +319,55 @@ def code_fingerprint(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     functions: set[str],
     modules: set[str],
+    *,
+    path: Path | None = None,
+    local: tuple[Path, ...] = (),
 ) -> str:
-    """The fingerprint of a property's code and of what it uses from its own module.
+    """The fingerprint of a property's code and of the test code it uses.
+
+    The code is the property (its class too, for a method), every definition of its module
+    that it uses, transitively (module-level statements, those inside a top-level `if`,
+    `try` or `with` included), and, for a `from X import ...` it uses where `X` is a file
+    under `local` (the properties folders), the definitions of the imported names there,
+    transitively again.
 
     Args:
         tree: The module.
         function: The property.
         functions: The names `claim` is imported as (its decorators are left out).
         modules: The names `docpact` is imported as.
+        path: The module's file, from which local imports are resolved.
+        local: The folders whose modules are followed.
 
     Returns:
         12 hex digits of the SHA-256 of the canonical syntax trees.
     """
+    start: list[ast.AST] = [function]
+    start += [
+        node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and function in node.body
+    ]
+    visited = {path} if path is not None else set()
+    parts = _closure(tree, start, functions, modules, path, local, visited)
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+def _closure(
+    tree: ast.Module,
+    start: list[ast.AST],
+    functions: set[str],
+    modules: set[str],
+    path: Path | None,
+    local: tuple[Path, ...],
+    visited: set[Path | None],
+) -> list[str]:
+    """The canonical dumps of `start` and of what it uses, in this module and local ones."""
     defined: dict[str, list[ast.stmt]] = {}
-    for statement in tree.body:
+    for statement in _module_statements(tree.body):
         for name in _bound(statement):
             defined.setdefault(name, []).append(statement)
-    used: list[ast.AST] = [function]
+    used: list[ast.AST] = list(start)
     seen_names: set[str] = set()
-    queue: list[ast.AST] = [function]
+    queue: list[ast.AST] = list(start)
     while queue:
         for node in ast.walk(queue.pop()):
             if isinstance(node, ast.Name):
@@ -316,11 +379,60 @@ def code_fingerprint(
             if name not in seen_names:
                 seen_names.add(name)
                 for statement in defined.get(name, []):
-                    if statement is not function and statement not in used:
+                    if statement not in used:
                         used.append(statement)
                         queue.append(statement)
     parts = [_canonical(node, functions, modules) for node in used]
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
+    for statement in used:
+        if not isinstance(statement, ast.ImportFrom) or statement.level or path is None:
+            continue
+        other = _local_module(statement.module or "", path, local)
+        if other is None or other in visited:
+            continue
+        visited.add(other)
+        try:
+            other_tree = ast.parse(other.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            parts.append(f"unreadable {statement.module}")
+            continue
+        names = {alias.name for alias in statement.names}
+        targets: list[ast.AST] = [
+            s for s in _module_statements(other_tree.body) if names & set(_bound(s))
+        ]
+        parts.append(f"from {statement.module}")
+        parts += _closure(other_tree, targets, functions, modules, other, local, visited)
+    return parts
+
+
+def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements, with those of its top-level `if`, `try` and `with` blocks."""
+    found = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, ast.If | ast.Try | ast.With | ast.TryStar):
+            for field in ("body", "orelse", "finalbody"):
+                found += _module_statements(getattr(statement, field, []))
+            for handler in getattr(statement, "handlers", []):
+                found += _module_statements(handler.body)
+    return found
+
+
+def _local_module(name: str, path: Path, local: tuple[Path, ...]) -> Path | None:
+    """The file of module `name` as the test at `path` imports it, if it lies under `local`.
+
+    It is looked for beside the test, then in each folder above it up to the top of the
+    properties folder it lies in.
+    """
+    if not name:
+        return None
+    relative = Path(*name.split("."))
+    for folder in (path.parent, *path.parent.parents):
+        if not any(folder == top or top in folder.parents for top in local):
+            break
+        for candidate in (folder / relative.with_suffix(".py"), folder / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
 
 
 def _bound(statement: ast.stmt) -> list[str]:

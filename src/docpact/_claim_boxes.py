@@ -4,8 +4,9 @@
 At build time, the block after `<!-- docpact: claim ID -->` becomes an admonition of type
 `docpact-claim`, titled with the claim's ID, that ends with the property checking it and
 the session that runs the property. The box is plain HTML and a style sheet the plugin adds
-to the site: nothing is fetched or run in the browser. The findings on claims come from the
-griffe extension, in the same build; the plugin only shows what it reads.
+to the site: nothing is fetched or run in the browser. The plugin also logs, as warnings that fail
+`mkdocs build --strict`, the findings of the claims contract that docpact's griffe extension
+(under mkdocstrings) did not already log in the same build.
 
 ```yaml
 plugins:
@@ -16,6 +17,7 @@ plugins:
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,10 +27,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from docpact._claims import read_page
+from docpact._claims import page_lines, read_page
 from docpact._claims_kind import analyse
 from docpact._config import load_config
 from docpact._errors import DocpactError
+from docpact._extension import REPORTED
 from docpact._findings import relative
 
 if TYPE_CHECKING:
@@ -38,8 +41,11 @@ if TYPE_CHECKING:
 
     from docpact._claims import Block
     from docpact._claims_kind import Analysis
+    from docpact._config import Config
 
 __all__ = ["ClaimBoxes"]
+
+logger = logging.getLogger("mkdocs.plugins.docpact")
 
 STYLESHEET = "assets/docpact/claims.css"
 _ICON = (
@@ -80,6 +86,7 @@ class ClaimBoxes(BasePlugin[_Options]):
     def __init__(self) -> None:
         self._analyses: list[Analysis] = []
         self._root = Path()
+        self._project: Config | None = None
 
     def on_config(self, config: MkDocsConfig, **kwargs: Any) -> MkDocsConfig:
         """Read the claims contracts, and add the boxes' style sheet to the site.
@@ -102,6 +109,7 @@ class ClaimBoxes(BasePlugin[_Options]):
             )
             raise PluginError(msg)
         self._root = project.root
+        self._project = project
         self._analyses = [
             analyse(contract, project)
             for contract in project.contracts
@@ -109,6 +117,19 @@ class ClaimBoxes(BasePlugin[_Options]):
         ]
         config.extra_css.append(STYLESHEET)
         return config
+
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        """Forget the findings of the last build, under `mkdocs serve`."""
+        REPORTED.clear()
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        """Log the claims findings that no griffe extension of this build logged."""
+        from docpact._registry import check_contract
+
+        for analysis in self._analyses:
+            found = check_contract(analysis.contract, config=self._project, package=None)
+            for finding in sorted(set(found) - REPORTED):
+                logger.warning("docpact: %s", finding)
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the style sheet of the boxes."""
@@ -124,7 +145,7 @@ class ClaimBoxes(BasePlugin[_Options]):
         analysis = next((a for a in self._analyses if name in a.contract.pages), None)
         if analysis is None:
             return markdown
-        lines = markdown.split("\n")
+        lines = page_lines(markdown)
         for block in reversed(read_page(markdown).claims):
             lines[block.line - 1 : block.last] = _box(lines, block, analysis)
         return "\n".join(lines)

@@ -30,6 +30,7 @@ __all__ = [
     "Page",
     "fingerprint",
     "normalized",
+    "page_lines",
     "read_page",
     "visible_prose",
     "words_pattern",
@@ -39,6 +40,9 @@ CLAIM_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 """A valid claim ID: lowercase letters and digits in words joined by single hyphens."""
 
 _DIRECTIVE = re.compile(r"<!--\s*docpact:\s*(?P<directive>claim|not-a-claim)(?![\w-])")
+_ANY_DIRECTIVE = re.compile(r"<!--\s*docpact:\s*(?P<directive>[^\s>]*)")
+_KNOWN = frozenset({"claim", "not-a-claim", "config-defaults"})
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _MARKER = re.compile(
     r"(?P<indent>[ \t]*)<!--\s*docpact:\s*(?P<directive>claim|not-a-claim)"
     r"(?P<arguments>(?:(?!-->).)*)-->[ \t]*"
@@ -134,11 +138,19 @@ def read_page(text: str) -> Page:
         The page's blocks and the problems of its markers: an invalid ID, a suppression
         without a reason, a marker not alone on its line, a marker with no block after it.
     """
-    lines = text.splitlines()
+    lines = page_lines(text)
     prose = _prose_lines(_without_front_matter(lines))
     blocks, problems = [], []
     for i, line in enumerate(prose):
-        if not _DIRECTIVE.search(_INLINE.sub(_code_spans_blanked, line)):
+        shown = _INLINE.sub(_code_spans_blanked, line)
+        directives = [match["directive"] for match in _ANY_DIRECTIVE.finditer(shown)]
+        if unknown := [directive for directive in directives if directive not in _KNOWN]:
+            known = ", ".join(sorted(_KNOWN))
+            problems.append(
+                (i + 1, f"unknown docpact directive {unknown[0]!r}; known directives: {known}")
+            )
+            continue
+        if not _DIRECTIVE.search(shown):
             continue
         marker = _MARKER.fullmatch(line)
         if marker is None:
@@ -168,6 +180,21 @@ def read_page(text: str) -> Page:
     return Page(tuple(blocks), tuple(problems))
 
 
+def page_lines(text: str) -> list[str]:
+    """A page's lines as MkDocs numbers them: split at line breaks only.
+
+    `str.splitlines` also splits at a form feed, a vertical tab or U+2028, which Markdown
+    reads as text.
+
+    Args:
+        text: The page.
+
+    Returns:
+        The lines, without their line breaks; the last is empty after a final newline.
+    """
+    return _LINE_BREAK.split(text)
+
+
 def visible_prose(text: str) -> dict[int, str]:
     """The prose a reader sees on each line of a page.
 
@@ -180,7 +207,7 @@ def visible_prose(text: str) -> dict[int, str]:
     Returns:
         The prose of each 1-based line that has some left.
     """
-    prose = "\n".join(_display_math_blanked(_prose_lines(_without_front_matter(text.splitlines()))))
+    prose = "\n".join(_display_math_blanked(_prose_lines(_without_front_matter(page_lines(text)))))
     # Comments and code spans may run over several lines of a paragraph.
     shown = _INLINE.sub(lambda match: re.sub(r"[^\n]+", " ", match[0]), prose)
     visible = {i: _NOT_PROSE.sub(" ", line) for i, line in enumerate(shown.split("\n"), 1)}

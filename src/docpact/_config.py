@@ -228,7 +228,15 @@ def _contracts(table: object) -> list[Contract]:
     if not isinstance(entries, list) or not entries:
         msg = f"tool.docpact.contract must be a non-empty array of tables, got {entries!r}"
         raise ValueError(msg)
-    return [_contract(entry, f"tool.docpact.contract[{i}]") for i, entry in enumerate(entries)]
+    contracts = [_contract(entry, f"tool.docpact.contract[{i}]") for i, entry in enumerate(entries)]
+    claims = [i for i, contract in enumerate(contracts) if contract.kind == "claims"]
+    if len(claims) > 1:
+        msg = (
+            f"tool.docpact.contract[{claims[1]}].kind is a second claims contract: a claim ID "
+            "names one claim over all the pages, so list every claims page in one contract"
+        )
+        raise ValueError(msg)
+    return contracts
 
 
 def _contract(entry: object, key: str) -> Contract:
@@ -294,7 +302,10 @@ def _claims_keys(entry: dict, key: str) -> dict[str, object]:
         if repeated := sorted({p for p in paths if paths.count(p) > 1}):
             msg = f"{key}.{field} lists {repeated} more than once; list each once"
             raise ValueError(msg)
-        values[field] = tuple(paths)
+        # Written as the findings and the site name them: `./docs/a.md` is `docs/a.md`.
+        values[field] = tuple(
+            PurePosixPath(os.path.normpath(p.replace("\\", "/"))).as_posix() for p in paths
+        )
     words = entry.get("words", list(DEFAULT_WORDS))
     if not isinstance(words, list) or not all(
         isinstance(w, str) and re.fullmatch(r"[A-Za-z][A-Za-z'-]*\*?", w) for w in words

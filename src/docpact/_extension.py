@@ -17,16 +17,18 @@ from griffe import Extension, get_logger
 
 from docpact._config import Config, Contract, find_pyproject, load_config
 from docpact._errors import DocpactError
+from docpact._findings import Finding
 from docpact._registry import check_contract
 
 if TYPE_CHECKING:
     from griffe import GriffeLoader, Module
 
-    from docpact._findings import Finding
-
-__all__ = ["ContractExtension"]
+__all__ = ["REPORTED", "ContractExtension"]
 
 logger = get_logger("docpact")
+# Every finding logged by an extension since the docpact MkDocs plugin's last build started:
+# the plugin reports the claims findings that no extension of the build did.
+REPORTED: set[Finding] = set()
 # Per modules collection (one per mkdocstrings build), the unpackaged contracts checked.
 _CHECKED: weakref.WeakKeyDictionary[object, set[Contract]] = weakref.WeakKeyDictionary()
 
@@ -124,5 +126,6 @@ class ContractExtension(Extension):
         self.checked.extend(contracts)
         self.findings.extend(found)
         if self._log:
+            REPORTED.update(found)
             for finding in found:
                 logger.warning("%s", finding)

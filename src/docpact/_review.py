@@ -10,6 +10,7 @@ installed, so that it stays as ruff wants it.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -139,6 +140,10 @@ def _format(root: Path, paths: list[str]) -> None:
     """Format files with ruff, if it is installed, under the project's ruff settings."""
     ruff = _ruff()
     if ruff is None:
+        logging.getLogger("docpact").warning(
+            "ruff is not installed: %s written without formatting; run ruff format on it",
+            ", ".join(paths),
+        )
         return
     result = subprocess.run(
         [ruff, "format", "--quiet", *paths], cwd=root, capture_output=True, text=True, check=False

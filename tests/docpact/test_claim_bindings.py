@@ -461,3 +461,76 @@ def test_folders_whose_name_starts_with_a_dot_are_not_searched(tmp_path: Path) -
     (tmp_path / "test_top.py").write_text(one.replace('"b"', '"a"'), encoding="utf-8")
     found, problems = read_bindings(tmp_path, (".",))
     assert (problems, [(b.path, b.claim) for b in found]) == ([], [("test_top.py", "a")])
+
+
+def _fingerprint_of(tmp_path: Path, files: dict[str, str]) -> str:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    found, problems = read_bindings(tmp_path, ("tests",))
+    assert problems == []
+    return found[0].code
+
+
+PROPERTY = (
+    "from docpact import claim\nfrom strategies import batches\n\n\n"
+    '@claim("c")\ndef test_c():\n    assert batches()\n'
+)
+
+
+def test_a_strategy_imported_from_the_properties_folders_counts_in_the_fingerprint(
+    tmp_path: Path,
+) -> None:
+    """Narrowing a strategy in a module beside the property changes the property's code."""
+    strategies = "LIMIT = 6\n\n\ndef batches():\n    return list(range(LIMIT))\n"
+    files = {"tests/test_c.py": PROPERTY, "tests/strategies.py": strategies}
+    before = _fingerprint_of(tmp_path, files)
+    files["tests/strategies.py"] = strategies.replace("LIMIT = 6", "LIMIT = 1")
+    assert _fingerprint_of(tmp_path, files) != before
+    files["tests/strategies.py"] = strategies + "\n\ndef unused():\n    return 2\n"
+    files["tests/strategies.py"] = strategies.replace("LIMIT = 6", "LIMIT = 6  # comment")
+    assert _fingerprint_of(tmp_path, files) == before
+
+
+def test_a_module_outside_the_properties_folders_is_not_followed(tmp_path: Path) -> None:
+    """The code under test, outside the properties paths, leaves the fingerprint alone."""
+    files = {"tests/test_c.py": PROPERTY, "strategies.py": "def batches():\n    return 1\n"}
+    before = _fingerprint_of(tmp_path, files)
+    files["strategies.py"] = "def batches():\n    return 2\n"
+    assert _fingerprint_of(tmp_path, files) == before
+
+
+def test_definitions_inside_top_level_blocks_and_the_class_count(tmp_path: Path) -> None:
+    """A constant set in a top-level try block, and the class of a method, are followed."""
+    source = (
+        "from docpact import claim\n\ntry:\n    LIMIT = 3\nexcept ImportError:\n    LIMIT = 4\n\n\n"
+        "class TestC:\n    BOUND = 2\n\n"
+        '    @claim("c")\n    def test_c(self):\n        assert LIMIT > self.BOUND\n'
+    )
+    before = _fingerprint_of(tmp_path, {"tests/test_c.py": source})
+    for old, new in [("LIMIT = 3", "LIMIT = 1"), ("BOUND = 2", "BOUND = 0")]:
+        changed = _fingerprint_of(tmp_path, {"tests/test_c.py": source.replace(old, new)})
+        assert changed != before, old
+
+
+def test_a_claim_decorator_on_a_class_is_a_problem_of_the_binding(tmp_path: Path) -> None:
+    """Only a test function can be a property: a decorated class says so at its line."""
+    source = 'from docpact import claim\n\n\n@claim("c")\nclass TestC:\n    pass\n'
+    [binding] = bindings(tmp_path, source)
+    assert (binding.line, binding.claim, binding.problem) == (
+        4,
+        None,
+        "the claim decorator decorates class TestC: bind the test function that checks the claim",
+    )
+
+
+def test_code_too_deep_to_fingerprint_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    """A property whose expression nests beyond the recursion limit gets a problem."""
+    deep = " + ".join(["1"] * 2000)
+    source = f'from docpact import claim\n\n\n@claim("c")\ndef test_c():\n    assert {deep}\n'
+    [binding] = bindings(tmp_path, source)
+    assert binding.claim is None
+    assert binding.problem == (
+        "the code of test_c is nested too deeply for docpact to fingerprint it: split its "
+        "longest expression"
+    )

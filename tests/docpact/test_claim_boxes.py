@@ -186,3 +186,37 @@ def test_a_strict_build_renders_the_box(tmp_path) -> None:
     assert '<p class="admonition-title">Claim one-row</p>' in html
     assert "<code>test_one_row</code>" in html
     assert (tmp_path / "out" / STYLESHEET).read_text(encoding="utf-8") == _CSS
+
+
+def test_a_build_with_the_plugin_alone_fails_strict_on_claims_findings(tmp_path) -> None:
+    """Without mkdocstrings, the plugin logs the claims findings, and --strict aborts."""
+    from mkdocs.commands.build import build
+    from mkdocs.exceptions import Abort
+
+    project = _project(tmp_path, mkdocs=MKDOCS + "strict: true\nplugins:\n  - docpact\n")
+    (project / "docs" / "index.md").write_text(
+        "# Home\n\n<!-- docpact: claim two-rows -->\nText.\n", encoding="utf-8"
+    )
+    config = load_mkdocs_config(str(project / "mkdocs.yml"), site_dir=str(tmp_path / "out"))
+    with pytest.raises(Abort, match="Aborted with 2 warnings in strict mode"):
+        build(config)
+
+
+def test_the_plugin_leaves_out_what_the_griffe_extension_already_logged(tmp_path, caplog) -> None:
+    """A finding that the extension logged in this build is not logged a second time."""
+    from docpact._extension import REPORTED
+    from docpact._registry import check_contract
+
+    plugin, config = _plugin(_project(tmp_path))
+    (analysis,) = plugin._analyses
+    found = check_contract(analysis.contract, config=plugin._project, package=None)
+    assert len(found) == 1  # test_one_row was never reviewed
+    plugin.on_pre_build(config=config)
+    REPORTED.update(found)
+    with caplog.at_level("WARNING", logger="mkdocs.plugins.docpact"):
+        plugin.on_post_build(config=config)
+    assert caplog.records == []
+    plugin.on_pre_build(config=config)
+    with caplog.at_level("WARNING", logger="mkdocs.plugins.docpact"):
+        plugin.on_post_build(config=config)
+    assert [record.getMessage() for record in caplog.records] == [f"docpact: {found[0]}"]

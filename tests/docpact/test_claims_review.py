@@ -496,6 +496,7 @@ def test_update_inserts_reviewed_after_the_last_argument(
     assert binding_sum.startswith(f"{sum_one}/")
     assert (status, err) == (0, "")
     assert out == [
+        f"ruff is not installed: {PROPS} written without formatting; run ruff format on it",
         f"{PROPS}:7: re-approved test_sum against claim sum-one ({PAGE}:3): never reviewed -> "
         f"{binding_sum}",
         f"{PROPS}:12: re-approved test_mean against claim mean-holds ({PAGE}:6): never "
@@ -554,7 +555,7 @@ def test_update_with_an_id_re_approves_only_that_claim(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out, _ = run(capsys, "claims", "--update", "mean-holds")
-    assert (status, out[1:4]) == (
+    assert (status, out[2:5]) == (
         1,
         [
             "1 re-approved",
@@ -768,3 +769,39 @@ def test_a_properties_path_that_does_not_exist_is_dp014_at_the_contract(
         1,
         [f"pyproject.toml:{line}: DP014 properties path gone does not exist"],
     )
+
+
+def test_a_second_claims_contract_is_a_configuration_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claim IDs span all pages: a second claims contract exits 2 naming its kind's line."""
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    second = (
+        '\n[[tool.docpact.contract]]\nkind = "claims"\npages = ["docs/b.md"]\n'
+        'properties = ["tests"]\n'
+    )
+    pyproject.write_text(text + second, encoding="utf-8")
+    line = len((text + second).splitlines()) - 2
+    status, out, err = run(capsys, "check")
+    assert (status, out) == (2, [])
+    assert err == (
+        f"pyproject.toml:{line}: error: tool.docpact.contract[1].kind is a second claims "
+        "contract: a claim ID names one claim over all the pages, so list every claims page "
+        "in one contract\n"
+    )
+
+
+def test_pages_are_named_as_written_relative_to_the_root(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A page written `./docs/page.md`, or with a backslash, is `docs/page.md` in findings."""
+    for spelling in ("./docs/page.md", "docs\\\\page.md"):
+        replace(project, "pyproject.toml", '"docs/page.md"', f'"{spelling}"')
+        status, out, _ = run(capsys, "check", "--select", "DP013")
+        assert (status, out) == (0, []), spelling
+        from docpact import load_config
+
+        [contract] = load_config(project / "pyproject.toml").contracts
+        assert contract.pages == ("docs/page.md",)
+        replace(project, "pyproject.toml", f'"{spelling}"', '"docs/page.md"')

@@ -364,3 +364,22 @@ def test_display_math_is_not_prose() -> None:
     """The lines of a `$$` block, one line or several, are blanked; the prose around stays."""
     text = "Before.\n\n$$\n\\text{never}\n$$\n\n$$ x = \\text{always} $$\n\nAfter never.\n"
     assert visible_prose(text) == {1: "Before.", 9: "After never."}
+
+
+def test_a_misspelt_directive_on_a_claims_page_is_a_problem() -> None:
+    """`<!-- docpact: claims x -->` is no claim: it is reported, with the known directives."""
+    page = read_page("# Page\n\n<!-- docpact: claims x -->\nText.\n")
+    assert page.problems == (
+        (
+            3,
+            "unknown docpact directive 'claims'; known directives: claim, config-defaults, "
+            "not-a-claim",
+        ),
+    )
+
+
+def test_lines_are_numbered_at_line_breaks_only() -> None:
+    """A form feed or U+2028 on an earlier line does not shift the marker's line."""
+    for odd in ("\f", "\u2028", "\x85"):
+        page = read_page(f"x{odd}y\n\n<!-- docpact: claim foo -->\nIt holds.\n")
+        assert [(b.line, b.first, b.last) for b in page.claims] == [(3, 4, 4)], repr(odd)

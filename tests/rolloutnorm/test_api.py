@@ -143,3 +143,10 @@ def test_config_yaml_is_package_data() -> None:
 def test_error_is_a_value_error() -> None:
     """RolloutNormError subclasses ValueError so existing handlers catch it."""
     assert issubclass(rolloutnorm.RolloutNormError, ValueError)
+
+
+def test_retention_plan_reasons_are_the_exported_drop_reason() -> None:
+    """A plan's drop reasons are instances of rolloutnorm.DropReason, exported from the root."""
+    plan = rolloutnorm.plan_retention(3, mini_batch_size=2)
+    assert "DropReason" in rolloutnorm.__all__
+    assert all(isinstance(r, rolloutnorm.DropReason) for r in plan.drop_reasons.values())

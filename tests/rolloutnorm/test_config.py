@@ -252,6 +252,8 @@ BAD_VALUES = [
     pytest.param(KEYS["clip_ratio_c"], float("inf"), id="inf-for-float"),
     pytest.param(MINI, 0, id="ppo_mini_batch_size-0"),
     pytest.param(KEYS["ppo_epochs"], 0, id="ppo_epochs-0"),
+    pytest.param(KEYS["ppo_epochs"], True, id="bool-for-ppo_epochs"),
+    pytest.param(KEYS["ppo_epochs"], 2.0, id="float-for-ppo_epochs"),
     pytest.param(N, -2, id="rollout.n-negative"),
     pytest.param(KEYS["clip_ratio_low"], 1.0, id="clip_ratio_low-1"),
     pytest.param(KEYS["clip_ratio_low"], -0.1, id="clip_ratio_low-negative"),
@@ -284,6 +286,16 @@ def test_bad_value_message_names_what_is_wrong() -> None:
     with pytest.raises(RolloutNormError) as error:
         load_config(overrides={MINI: 0})
     assert str(error.value) == f"{MINI} must be a positive int, got 0"
+
+
+@pytest.mark.parametrize(
+    ("value", "got"), [(0, "0"), (True, "bool True"), (1.5, "float 1.5"), ("2", "str '2'")]
+)
+def test_bad_ppo_epochs_message(value: object, got: str) -> None:
+    """A ppo_epochs that is not a positive int is refused under its dotted key."""
+    with pytest.raises(RolloutNormError) as error:
+        load_config(overrides={KEYS["ppo_epochs"]: value})
+    assert str(error.value) == f"{KEYS['ppo_epochs']} must be a positive int, got {got}"
 
 
 @pytest.mark.parametrize(

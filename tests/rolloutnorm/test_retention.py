@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""Tests for plan_retention: the counts per reason, the tiers, and input validation."""
+"""Tests for plan_retention: the counts and reasons per stage, the tiers, and input validation."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rolloutnorm._errors import RolloutNormError
-from rolloutnorm._retention import RetentionPlan, plan_retention
+from rolloutnorm._retention import DropReason, RetentionPlan, plan_retention
 
 # --- pinned examples -------------------------------------------------------------------------
 
@@ -146,6 +147,171 @@ def test_large_batch() -> None:
     )
     assert plan.num_trained_rows % 1000 == 0
     assert plan.num_trained_rows + sum(plan.dropped.values()) == n
+
+
+def test_update_units_count_every_epoch() -> None:
+    """ppo_epochs=3 keeps the rows and gives three times the update units per epoch."""
+    plan = plan_retention(10, mini_batch_size=4, ppo_epochs=3)
+    assert (plan.ppo_epochs, plan.update_units_per_epoch, plan.update_units) == (3, 2, 6)
+    assert plan.kept_indices == plan_retention(10, mini_batch_size=4).kept_indices
+    assert plan_retention(10, mini_batch_size=4).update_units == 2
+
+
+def test_str_gives_the_update_units_over_all_epochs() -> None:
+    """With more than one epoch the first line ends with the update units over all of them."""
+    plan = plan_retention(10, mini_batch_size=4, drop=[True] + [False] * 9, ppo_epochs=2)
+    assert str(plan) == (
+        "RetentionPlan: 10 rows -> 8 trained, 2 update units per epoch, 4 over 2 epochs\n"
+        "  dropped: 1 marked, 1 at the mini-batch floor, 0 at the update cap"
+    )
+    single = plan_retention(6, mini_batch_size=4, ppo_epochs=3)
+    assert str(single).splitlines()[0] == (
+        "RetentionPlan: 6 rows -> 4 trained, 1 update unit per epoch, 3 over 3 epochs"
+    )
+
+
+def test_drop_reasons_of_floor_and_cap() -> None:
+    """Seed 0 drops row 3 at the floor and six rows at the cap, same-reward rows first."""
+    ids = [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2]
+    rewards = [0.5, 0.5, 0.5, 0.5, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+    plan = plan_retention(
+        11, mini_batch_size=2, max_ppo_update_times=2, group_ids=ids, rewards=rewards
+    )
+    floor, cap = "mini_batch_floor", "max_ppo_update_times"
+    assert plan.drop_reasons == {
+        0: DropReason(cap, same_reward_group=True),
+        1: DropReason(cap, same_reward_group=True),
+        2: DropReason(cap, same_reward_group=True),
+        3: DropReason(floor, same_reward_group=True),
+        4: DropReason(cap),
+        9: DropReason(cap),
+        10: DropReason(cap),
+    }
+    uncapped = plan_retention(11, mini_batch_size=2, group_ids=ids, rewards=rewards)
+    assert uncapped.drop_reasons == {3: DropReason(floor, same_reward_group=True)}
+
+
+def test_drop_reasons_of_marked_rows_and_the_documented_floor() -> None:
+    """Marked rows have the reason marked; the floor of ten one-row rollouts drops rows 6, 7."""
+    plan = plan_retention(10, mini_batch_size=4, drop=[True] + [False] * 9)
+    assert plan.drop_reasons == {0: DropReason("marked"), 8: DropReason("mini_batch_floor")}
+    assert tuple(plan_retention(10, mini_batch_size=4).drop_reasons) == (6, 7)
+
+
+def test_drop_reasons_are_read_only_and_ascending() -> None:
+    """The reasons mapping cannot be changed, and its keys are the dropped rows in order."""
+    plan = plan_retention(10, mini_batch_size=4, max_ppo_update_times=1)
+    with pytest.raises(TypeError):
+        plan.drop_reasons[3] = DropReason("marked")  # type: ignore[index]
+    assert tuple(plan.drop_reasons) == plan.dropped_indices == (0, 1, 5, 6, 7, 9)
+
+
+@pytest.mark.parametrize(
+    ("reason", "text"),
+    [
+        (DropReason("marked"), "marked"),
+        (DropReason("mini_batch_floor"), "mini-batch floor"),
+        (
+            DropReason("mini_batch_floor", same_reward_group=True),
+            "mini-batch floor, same-reward group first",
+        ),
+        (DropReason("max_ppo_update_times"), "update cap"),
+        (DropReason("max_ppo_update_times", True), "update cap, same-reward group first"),
+    ],
+)
+def test_drop_reason_str(reason: DropReason, text: str) -> None:
+    """A reason prints its stage in words, and the same-reward tier when it applies."""
+    assert str(reason) == text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("floor",),
+            "stage must be one of 'marked', 'mini_batch_floor', 'max_ppo_update_times', "
+            "got 'floor'",
+        ),
+        (("marked", 1), "same_reward_group must be a bool, got int 1"),
+        (("mini_batch_floor", None), "same_reward_group must be a bool, got NoneType None"),
+        (
+            ("marked", True),
+            "same_reward_group must be False for a marked row: groups count candidates",
+        ),
+    ],
+)
+def test_bad_drop_reason_names_the_field(args: tuple[object, ...], message: str) -> None:
+    """A reason with an unknown stage, a non-bool flag or a same-reward marked row is refused."""
+    with pytest.raises(RolloutNormError, match=f"^{re.escape(message)}$"):
+        DropReason(*args)  # type: ignore[arg-type]
+
+
+def test_drop_reason_is_frozen_and_takes_numpy_bools() -> None:
+    """A reason cannot be changed, and a numpy bool flag becomes a Python bool."""
+    reason = DropReason("max_ppo_update_times", np.bool_(True))
+    assert reason.same_reward_group is True
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        reason.stage = "marked"  # type: ignore[misc]
+
+
+_FLOOR_PLAN = {
+    "kept_indices": (0, 1, 2, 3),
+    "num_rows": 5,
+    "mini_batch_size": 4,
+    "max_ppo_update_times": None,
+    "dropped": {"marked": 0, "mini_batch_floor": 1, "max_ppo_update_times": 0},
+}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {},
+            "drop_reasons must hold one reason per dropped row: row 4 is dropped without a reason",
+        ),
+        (
+            {"drop_reasons": {3: DropReason("mini_batch_floor")}},
+            "drop_reasons must hold one reason per dropped row: row 3 is not a dropped row",
+        ),
+        ({"drop_reasons": {4: "floor"}}, "drop_reasons[4] must be a DropReason, got str"),
+        (
+            {"drop_reasons": {4: DropReason("max_ppo_update_times")}},
+            "drop_reasons must agree with dropped: they count {'marked': 0, "
+            "'mini_batch_floor': 0, 'max_ppo_update_times': 1}, dropped is {'marked': 0, "
+            "'mini_batch_floor': 1, 'max_ppo_update_times': 0}",
+        ),
+        (
+            {"drop_reasons": {4: DropReason("mini_batch_floor", same_reward_group=True)}},
+            "drop_reasons must agree with dropped_from_same_reward_groups: they count 1 "
+            "same-reward drops, the field is 0",
+        ),
+        (
+            {"drop_reasons": {4: DropReason("mini_batch_floor")}, "ppo_epochs": 0},
+            "ppo_epochs must be a positive int, got 0",
+        ),
+    ],
+)
+def test_plan_built_by_hand_must_agree_with_its_reasons(
+    changes: dict[str, object], message: str
+) -> None:
+    """A plan whose reasons miss a row, name a kept row or miscount a stage is refused."""
+    with pytest.raises(RolloutNormError, match=f"^{re.escape(message)}$"):
+        RetentionPlan(**{**_FLOOR_PLAN, **changes})  # type: ignore[arg-type]
+
+
+def test_plan_built_by_hand_sorts_its_reasons() -> None:
+    """Reasons given in any order are kept in ascending order of the rows."""
+    fields = {
+        **_FLOOR_PLAN,
+        "kept_indices": (1, 2, 3),
+        "mini_batch_size": 3,
+        "dropped": {"marked": 1, "mini_batch_floor": 1, "max_ppo_update_times": 0},
+    }
+    reasons = {4: DropReason("mini_batch_floor"), 0: DropReason("marked")}
+    plan = RetentionPlan(**fields, drop_reasons=reasons)  # type: ignore[arg-type]
+    assert tuple(plan.drop_reasons) == (0, 4)
+    assert plan == RetentionPlan(**fields, drop_reasons=dict(sorted(reasons.items())))  # type: ignore[arg-type]
 
 
 # --- tiers and seeds -------------------------------------------------------------------------
@@ -368,6 +534,62 @@ def test_same_reward_tier_empties_before_random_tier(kwargs: dict[str, object]) 
     assert plan_retention(**kwargs) == plan  # type: ignore[arg-type]
 
 
+@settings(deadline=None, max_examples=200)
+@given(_inputs())
+def test_drop_reasons_partition_the_dropped_rows(kwargs: dict[str, object]) -> None:
+    """One reason per dropped row; per stage they count as dropped, marked rows are marked."""
+    plan = plan_retention(**kwargs)  # type: ignore[arg-type]
+    assert tuple(plan.drop_reasons) == plan.dropped_indices
+    stages = Counter(reason.stage for reason in plan.drop_reasons.values())
+    assert {stage: stages[stage] for stage in plan.dropped} == dict(plan.dropped)
+    drop = kwargs.get("drop") or [False] * plan.num_rows  # type: ignore[operator]
+    marked = {row for row, reason in plan.drop_reasons.items() if reason.stage == "marked"}
+    assert marked == {row for row, flag in enumerate(drop) if flag}  # type: ignore[arg-type]
+    flagged = sum(reason.same_reward_group for reason in plan.drop_reasons.values())
+    assert flagged == plan.dropped_from_same_reward_groups
+
+
+@settings(deadline=None, max_examples=200)
+@given(_inputs())
+def test_same_reward_flags_match_the_same_reward_groups(kwargs: dict[str, object]) -> None:
+    """A dropped row is flagged same-reward exactly when it is a candidate of such a group."""
+    plan = plan_retention(**kwargs)  # type: ignore[arg-type]
+    tier = _same_reward_candidates(kwargs)
+    for row, reason in plan.drop_reasons.items():
+        assert reason.same_reward_group == (row in tier)
+    # Within each stage, a row outside the tier goes only once no tier row is left to draw.
+    left = set(tier)
+    for stage in ("mini_batch_floor", "max_ppo_update_times"):
+        rows = {row for row, reason in plan.drop_reasons.items() if reason.stage == stage}
+        if rows - tier:
+            assert left <= rows
+        left -= rows
+
+
+@settings(deadline=None, max_examples=200)
+@given(_inputs())
+def test_floor_and_cap_are_drawn_separately_from_the_seed(kwargs: dict[str, object]) -> None:
+    """The floor draws the same rows with or without a cap; the cap draws among the rest."""
+    plan = plan_retention(**kwargs)  # type: ignore[arg-type]
+    uncapped = plan_retention(**{**kwargs, "max_ppo_update_times": None})  # type: ignore[arg-type]
+    floor = {row for row, r in plan.drop_reasons.items() if r.stage == "mini_batch_floor"}
+    assert floor == {row for row, r in uncapped.drop_reasons.items() if r.stage != "marked"}
+    cap = {row for row, r in plan.drop_reasons.items() if r.stage == "max_ppo_update_times"}
+    assert set(plan.kept_indices) | cap == set(uncapped.kept_indices)
+    again = plan_retention(**kwargs)  # type: ignore[arg-type]
+    assert again.drop_reasons == plan.drop_reasons
+
+
+@settings(deadline=None, max_examples=100)
+@given(_inputs(), st.integers(1, 6))
+def test_ppo_epochs_multiply_the_update_units_only(kwargs: dict[str, object], epochs: int) -> None:
+    """ppo_epochs leaves the rows and reasons as they are and multiplies the update units."""
+    plan = plan_retention(**kwargs, ppo_epochs=epochs)  # type: ignore[arg-type]
+    one_epoch = plan_retention(**kwargs)  # type: ignore[arg-type]
+    assert plan == dataclasses.replace(one_epoch, ppo_epochs=epochs)
+    assert plan.update_units == one_epoch.update_units_per_epoch * epochs
+
+
 # --- validation ------------------------------------------------------------------------------
 
 
@@ -387,6 +609,11 @@ def test_same_reward_tier_empties_before_random_tier(kwargs: dict[str, object]) 
         ({"seed": -1}, "seed must be a non-negative int"),
         ({"seed": 0.5}, "seed must be a non-negative int"),
         ({"seed": True}, "seed must be a non-negative int"),
+        ({"ppo_epochs": 0}, "ppo_epochs must be a positive int, got 0$"),
+        ({"ppo_epochs": True}, "ppo_epochs must be a positive int, got bool True$"),
+        ({"ppo_epochs": 2.0}, "ppo_epochs must be a positive int, got float 2.0$"),
+        ({"ppo_epochs": "2"}, "ppo_epochs must be a positive int, got str '2'$"),
+        ({"ppo_epochs": None}, "ppo_epochs must be a positive int, got NoneType None$"),
         ({"drop": [False] * 3}, "drop must be 1-D with one entry per row"),
         ({"drop": [[False, True]] * 2}, "drop must be 1-D with one entry per row"),
         ({"drop": [0, 1, 2, 0]}, "drop must hold only booleans"),

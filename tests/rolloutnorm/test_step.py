@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from batches import response_mask
 from rolloutnorm import (
+    DropReason,
     RolloutNormConfig,
     RolloutNormError,
     TrainedBatch,
@@ -216,6 +217,53 @@ def test_same_reward_groups_go_first() -> None:
     )
     assert batch.plan.dropped_from_same_reward_groups == 1
     assert set(batch.plan.dropped_indices) <= {2, 3, 4}
+
+
+def test_same_reward_drops_carry_their_reasons() -> None:
+    """The step's plan gives each dropped row its stage and same-reward flag."""
+    batch = retain_and_normalize(
+        torch.ones(6, 2),
+        torch.ones(6, 2),
+        ["a", "b", "c", "d", "e", "f"],
+        config=_config(mini=2),
+        group_ids=[0, 0, 0, 1, 1, 1],
+        rewards=[1.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+        drop=[False, False, True, False, False, False],
+    )
+    (row,) = set(batch.plan.dropped_indices) - {2}
+    assert row in {0, 1}
+    assert batch.plan.drop_reasons == {
+        2: DropReason("marked"),
+        row: DropReason("mini_batch_floor", same_reward_group=True),
+    }
+
+
+# --- epochs ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("epochs", [1, 2, 5])
+def test_ppo_epochs_set_the_update_units_and_nothing_else(epochs: int) -> None:
+    """The config's ppo_epochs reaches the plan; rows, advantages and report stay as in 1."""
+    config = _config(mini=4, cap=1)
+    one = retain_and_normalize(torch.ones(10, 10), TEN_MASK, TEN_IDS, config=config)
+    many = retain_and_normalize(
+        torch.ones(10, 10), TEN_MASK, TEN_IDS, config=config.replace(ppo_epochs=epochs)
+    )
+    assert (many.plan.ppo_epochs, many.plan.update_units) == (epochs, epochs)
+    assert many.plan.kept_indices == one.plan.kept_indices
+    assert many.plan.drop_reasons == one.plan.drop_reasons
+    assert torch.equal(many.advantages, one.advantages)
+    assert many.report() == one.report()
+
+
+def test_plan_prints_the_update_units_over_all_epochs() -> None:
+    """A step of three epochs prints its update units per epoch and over the three."""
+    config = _config(mini=4).replace(ppo_epochs=3)
+    batch = retain_and_normalize(torch.ones(10, 10), TEN_MASK, TEN_IDS, config=config)
+    assert str(batch.plan) == (
+        "RetentionPlan: 10 rows -> 8 trained, 2 update units per epoch, 6 over 3 epochs\n"
+        "  dropped: 0 marked, 2 at the mini-batch floor, 0 at the update cap"
+    )
 
 
 # --- the kept ids ----------------------------------------------------------------------------

@@ -13,12 +13,13 @@ from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._loss import PolicyLossConfig, compute_policy_loss_per_rollout_mean
 from rolloutnorm._normalize import check_batch, normalize_advantages_by_rollout
 from rolloutnorm._report import MassReport, RolloutMass, rollout_mass_report
-from rolloutnorm._retention import RetentionPlan, plan_retention
+from rolloutnorm._retention import DropReason, RetentionPlan, plan_retention
 from rolloutnorm._step import TrainedBatch, retain_and_normalize
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DropReason",
     "MassReport",
     "PolicyLossConfig",
     "RetentionPlan",

@@ -47,7 +47,8 @@ class RolloutNormConfig:
         loss_mode: ``actor_rollout_ref.actor.policy_loss.loss_mode``; only
             ``per_rollout_mean``, the loss this package implements.
         ppo_mini_batch_size: ``actor_rollout_ref.actor.ppo_mini_batch_size``, in prompts.
-        ppo_epochs: ``actor_rollout_ref.actor.ppo_epochs``, passes over the trained rows.
+        ppo_epochs: ``actor_rollout_ref.actor.ppo_epochs``, passes over the trained rows;
+            the plan of `retain_and_normalize` counts its ``update_units`` over all of them.
         clip_ratio_low: ``actor_rollout_ref.actor.clip_ratio_low``.
         clip_ratio_high: ``actor_rollout_ref.actor.clip_ratio_high``.
         clip_ratio_c: ``actor_rollout_ref.actor.clip_ratio_c``, the dual-clip bound.

@@ -51,6 +51,10 @@ class MassReport:
     ``str(report)`` prints one line per rollout (id, rows, tokens, mass as a fraction
     and a decimal) and a last line with the batch total.
 
+    The masses are those of one epoch. Each of a step's ``ppo_epochs`` consumes every
+    trained row once with the same normalized advantages, so the report shows no schedule;
+    the step's plan gives it (`RetentionPlan.update_units`, over all epochs).
+
     Attributes:
         rollouts: One entry per rollout, in order of first appearance.
         num_trained_rows: The `num_trained_rows` the batch was normalized with.

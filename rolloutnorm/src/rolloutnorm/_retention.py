@@ -14,29 +14,91 @@ from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._ids import encode_ids
 
-__all__ = ["RetentionPlan", "plan_retention"]
+__all__ = ["DropReason", "RetentionPlan", "plan_retention"]
 
-_REASONS = ("marked", "mini_batch_floor", "max_ppo_update_times")
+_STAGES = ("marked", "mini_batch_floor", "max_ppo_update_times")
+_STAGE_NAMES = dict(zip(_STAGES, ("marked", "mini-batch floor", "update cap"), strict=True))
 # torch.allclose's defaults: the tolerance within which a group's rewards count as one reward.
 _RTOL, _ATOL = 1e-5, 1e-8
 _HOST = torch.device("cpu")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class DropReason:
+    """Why one row is not trained: the stage that dropped it, and its tier.
+
+    ``str(reason)`` names the stage (``marked``, ``mini-batch floor`` or ``update cap``) and
+    adds ``, same-reward group first`` for a row taken from a same-reward group.
+
+    Attributes:
+        stage: ``"marked"``, ``"mini_batch_floor"`` or ``"max_ppo_update_times"``, the keys
+            of `RetentionPlan.dropped`.
+        same_reward_group: Whether the floor or the cap took the row from a same-reward
+            group, the tier drawn first; ``False`` for a marked row, since same-reward
+            groups are judged over the candidates.
+
+    Examples:
+        >>> plan = plan_retention(
+        ...     6, mini_batch_size=4, group_ids=[0, 0, 1, 1, 2, 2], rewards=[1, 1, 0, 1, 0, 1]
+        ... )
+        >>> plan.drop_reasons[0]
+        DropReason(stage='mini_batch_floor', same_reward_group=True)
+        >>> print(plan.drop_reasons[0])
+        mini-batch floor, same-reward group first
+        >>> print(DropReason("max_ppo_update_times"))
+        update cap
+    """
+
+    stage: str
+    same_reward_group: bool = False
+
+    def __post_init__(self) -> None:
+        if self.stage not in _STAGES:
+            msg = f"stage must be one of {', '.join(map(repr, _STAGES))}, got {self.stage!r}"
+            raise RolloutNormError(msg)
+        if not isinstance(self.same_reward_group, bool | np.bool_):
+            kind = type(self.same_reward_group).__name__
+            msg = f"same_reward_group must be a bool, got {kind} {self.same_reward_group!r}"
+            raise RolloutNormError(msg)
+        if self.stage == "marked" and self.same_reward_group:
+            msg = "same_reward_group must be False for a marked row: groups count candidates"
+            raise RolloutNormError(msg)
+        object.__setattr__(self, "same_reward_group", bool(self.same_reward_group))
+
+    def __str__(self) -> str:
+        tier = ", same-reward group first" if self.same_reward_group else ""
+        return f"{_STAGE_NAMES[self.stage]}{tier}"
+
+
+# The five reasons a dropped row can have, shared by every plan: a reason holds no row index.
+_REASON_TABLE = {
+    (stage, same): DropReason(stage, same)
+    for stage in _STAGES
+    for same in (False, True)
+    if not (stage == "marked" and same)
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class RetentionPlan:
-    """The rows one PPO update trains on, with the count dropped for each reason.
+    """The rows one PPO update trains on, with the rows dropped for each reason.
 
     A plan with no kept rows is valid: it says that fewer candidates than one mini-batch
     remained, and the caller decides to skip the step.
 
     Examples:
-        >>> plan = plan_retention(10, mini_batch_size=4, drop=[True] + [False] * 9)
+        >>> plan = plan_retention(
+        ...     10, mini_batch_size=4, drop=[True] + [False] * 9, ppo_epochs=2
+        ... )
         >>> (
         ...     isinstance(plan, RetentionPlan),
         ...     plan.num_trained_rows,
         ...     plan.update_units_per_epoch,
+        ...     plan.update_units,
         ... )
-        (True, 8, 2)
+        (True, 8, 2, 4)
+        >>> {row: str(reason) for row, reason in plan.drop_reasons.items()}
+        {0: 'marked', 8: 'mini-batch floor'}
 
     ``str(plan)`` is a summary in exactly this format::
 
@@ -44,9 +106,11 @@ class RetentionPlan:
           dropped: 1 marked, 1 at the mini-batch floor, 0 at the update cap
 
     the numbers being ``num_rows``, ``num_trained_rows``, ``update_units_per_epoch`` and the
-    three ``dropped`` counts: rows, not settings. When some of the floor and cap drops came
-    from same-reward groups, a third line says how many
-    (``  same-reward groups first: 2 of the floor and cap drops``).
+    three ``dropped`` counts: rows, not settings. With more than one epoch, the first line
+    ends with ``update_units`` over ``ppo_epochs`` (``, 4 over 2 epochs``). When some of the
+    floor and cap drops came from same-reward groups, a third line says how many
+    (``  same-reward groups first: 2 of the floor and cap drops``). The summary stays this
+    short at any batch size: which rows each stage dropped is in ``drop_reasons``.
 
     Attributes:
         kept_indices: Original indices of the trained rows, ascending.
@@ -57,6 +121,17 @@ class RetentionPlan:
             ``"mini_batch_floor"`` and ``"max_ppo_update_times"``.
         dropped_from_same_reward_groups: How many of the floor and cap drops were taken from
             same-reward groups (as `plan_retention` defines them).
+        drop_reasons: Why each dropped row went, read-only: original row index to its
+            `DropReason`, one entry per dropped row, keys ascending. A stage's count in
+            ``dropped`` is its number of entries, and ``dropped_from_same_reward_groups``
+            the number of entries with ``same_reward_group`` set.
+        ppo_epochs: Passes over the trained rows in the step, each consuming every trained
+            row once (``actor_rollout_ref.actor.ppo_epochs``).
+
+    Raises:
+        RolloutNormError: If ``ppo_epochs`` is not a positive int, or ``drop_reasons``
+            disagrees with the dropped rows, ``dropped`` or
+            ``dropped_from_same_reward_groups``.
     """
 
     kept_indices: tuple[int, ...]
@@ -65,10 +140,16 @@ class RetentionPlan:
     max_ppo_update_times: int | None
     dropped: Mapping[str, int]
     dropped_from_same_reward_groups: int = 0
+    drop_reasons: Mapping[int, DropReason] = dataclasses.field(default_factory=dict)
+    ppo_epochs: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kept_indices", tuple(self.kept_indices))
         object.__setattr__(self, "dropped", types.MappingProxyType(dict(self.dropped)))
+        reasons = types.MappingProxyType(dict(sorted(self.drop_reasons.items())))
+        object.__setattr__(self, "drop_reasons", reasons)
+        object.__setattr__(self, "ppo_epochs", as_count(self.ppo_epochs, "ppo_epochs"))
+        _check_reasons(self)
 
     @property
     def num_trained_rows(self) -> int:
@@ -81,6 +162,11 @@ class RetentionPlan:
         return self.num_trained_rows // self.mini_batch_size
 
     @property
+    def update_units(self) -> int:
+        """The PPO mini-batch updates over all epochs: ``update_units_per_epoch * ppo_epochs``."""
+        return self.update_units_per_epoch * self.ppo_epochs
+
+    @property
     def dropped_indices(self) -> tuple[int, ...]:
         """Original indices of the rows not trained on, ascending."""
         mask = np.ones(self.num_rows, dtype=bool)
@@ -89,10 +175,13 @@ class RetentionPlan:
 
     def __str__(self) -> str:
         units = self.update_units_per_epoch
+        epochs = (
+            f", {self.update_units} over {self.ppo_epochs} epochs" if self.ppo_epochs > 1 else ""
+        )
         dropped = self.dropped
         lines = [
             f"RetentionPlan: {self.num_rows} rows -> {self.num_trained_rows} trained, "
-            f"{units} update unit{'' if units == 1 else 's'} per epoch",
+            f"{units} update unit{'' if units == 1 else 's'} per epoch{epochs}",
             f"  dropped: {dropped['marked']} marked, {dropped['mini_batch_floor']} at the "
             f"mini-batch floor, {dropped['max_ppo_update_times']} at the update cap",
         ]
@@ -102,6 +191,38 @@ class RetentionPlan:
                 "floor and cap drops"
             )
         return "\n".join(lines)
+
+
+def _check_reasons(plan: RetentionPlan) -> None:
+    """Raise unless the plan's drop reasons agree with its dropped rows and its counts."""
+    reasons, dropped = plan.drop_reasons, plan.dropped_indices
+    if tuple(reasons) != dropped:
+        extra = sorted(set(reasons) - set(dropped))
+        row = (extra or sorted(set(dropped) - set(reasons)))[0]
+        fault = "is not a dropped row" if extra else "is dropped without a reason"
+        msg = f"drop_reasons must hold one reason per dropped row: row {row!r} {fault}"
+        raise RolloutNormError(msg)
+    stages = dict.fromkeys(_STAGES, 0)
+    same_reward = 0
+    for row, reason in reasons.items():
+        if not isinstance(reason, DropReason):
+            msg = f"drop_reasons[{row}] must be a DropReason, got {type(reason).__name__}"
+            raise RolloutNormError(msg)
+        stages[reason.stage] += 1
+        same_reward += reason.same_reward_group
+    if stages != dict(plan.dropped):
+        msg = (
+            f"drop_reasons must agree with dropped: they count {stages}, "
+            f"dropped is {dict(plan.dropped)}"
+        )
+        raise RolloutNormError(msg)
+    field = plan.dropped_from_same_reward_groups
+    if same_reward != field:
+        msg = (
+            f"drop_reasons must agree with dropped_from_same_reward_groups: they count "
+            f"{same_reward} same-reward drops, the field is {field!r}"
+        )
+        raise RolloutNormError(msg)
 
 
 def _as_row_array(values: object, name: str, num_rows: int) -> np.ndarray:
@@ -140,15 +261,19 @@ def plan_retention(
     group_ids: Sequence[Hashable] | np.ndarray | None = None,
     rewards: Sequence[float] | np.ndarray | None = None,
     seed: int = 0,
+    ppo_epochs: int = 1,
 ) -> RetentionPlan:
     """Decide which rows a PPO update trains on.
 
     Marked rows go first (``"marked"``). The remaining candidates are floored to a whole
     number of mini-batches (``"mini_batch_floor"``), then capped at
     ``mini_batch_size * max_ppo_update_times`` rows (``"max_ppo_update_times"``). These
-    counts depend only on the sizes; which candidates go is chosen at random, first among
-    rows of same-reward groups, then among the other candidates. Fewer candidates than one
-    mini-batch give a plan with ``num_trained_rows == 0``.
+    counts depend only on the sizes; which candidates go is drawn at random, one stage at a
+    time from one generator seeded with ``seed``: the floor's rows first, then the cap's
+    among the rows the floor kept, each stage taking rows of same-reward groups first, then
+    other candidates. So every dropped row has one `DropReason`, and adding a cap does
+    not change which rows the floor drops. Fewer candidates than one mini-batch give a plan
+    with ``num_trained_rows == 0``.
 
     A same-reward group carries no GRPO signal: it is decided as the trainer decides it,
     over the group's candidate rows (a lone row included), every reward being within
@@ -166,6 +291,8 @@ def plan_retention(
             kind (str, int...), never bools or floats. Needs ``rewards``.
         rewards: Per row, the finite sequence-level reward. Needs ``group_ids``.
         seed: Non-negative seed for ``numpy.random.default_rng``; one seed, one plan.
+        ppo_epochs: Passes over the trained rows in the step, a positive int; it sets
+            ``update_units`` and no row.
 
     Returns:
         The plan, with kept indices ascending.
@@ -181,6 +308,7 @@ def plan_retention(
     if max_ppo_update_times is not None:
         max_ppo_update_times = as_count(max_ppo_update_times, "max_ppo_update_times")
     seed = as_count(seed, "seed", minimum=0)
+    ppo_epochs = as_count(ppo_epochs, "ppo_epochs")
     if (group_ids is None) != (rewards is None):
         given, missing = ("group_ids", "rewards") if rewards is None else ("rewards", "group_ids")
         msg = f"{missing} is required when {given} is given"
@@ -212,25 +340,39 @@ def plan_retention(
     target = floor_target
     if max_ppo_update_times is not None:
         target = min(floor_target, mini_batch_size * max_ppo_update_times)
-    excess = len(candidates) - target
 
     rng = np.random.default_rng(seed)
-    first_tier = candidates[same_reward[candidates]]
-    second_tier = candidates[~same_reward[candidates]]
-    from_same_reward = min(excess, len(first_tier))
-    keep = ~marked
-    keep[first_tier[rng.choice(len(first_tier), size=from_same_reward, replace=False)]] = False
-    if excess > from_same_reward:
-        size = excess - from_same_reward
-        keep[second_tier[rng.choice(len(second_tier), size=size, replace=False)]] = False
-    kept = np.flatnonzero(keep)
-
+    # Per row, the index in _STAGES of the stage that dropped it, or -1 for a kept row.
+    stage = np.where(marked, 0, -1).astype(np.int8)
+    stage[_draw(rng, candidates, same_reward, len(candidates) - floor_target)] = 1
+    stage[_draw(rng, np.flatnonzero(stage < 0), same_reward, floor_target - target)] = 2
+    rows = np.flatnonzero(stage >= 0)
+    codes, same = stage[rows].tolist(), same_reward[rows].tolist()
     counts = (num_rows - len(candidates), len(candidates) - floor_target, floor_target - target)
     return RetentionPlan(
-        kept_indices=tuple(kept.tolist()),
+        kept_indices=tuple(np.flatnonzero(stage < 0).tolist()),
         num_rows=num_rows,
         mini_batch_size=mini_batch_size,
         max_ppo_update_times=max_ppo_update_times,
-        dropped=dict(zip(_REASONS, counts, strict=True)),
-        dropped_from_same_reward_groups=from_same_reward,
+        dropped=dict(zip(_STAGES, counts, strict=True)),
+        dropped_from_same_reward_groups=sum(same),
+        drop_reasons={
+            row: _REASON_TABLE[_STAGES[code], flag]
+            for row, code, flag in zip(rows.tolist(), codes, same, strict=True)
+        },
+        ppo_epochs=ppo_epochs,
     )
+
+
+def _draw(
+    rng: np.random.Generator, pool: np.ndarray, same_reward: np.ndarray, size: int
+) -> np.ndarray:
+    """Draw ``size`` rows of ``pool`` at random, rows of same-reward groups first."""
+    first_tier = pool[same_reward[pool]]
+    from_same_reward = min(size, len(first_tier))
+    drawn = first_tier[rng.choice(len(first_tier), size=from_same_reward, replace=False)]
+    if size == from_same_reward:
+        return drawn
+    second_tier = pool[~same_reward[pool]]
+    rest = second_tier[rng.choice(len(second_tier), size=size - from_same_reward, replace=False)]
+    return np.concatenate([drawn, rest])

@@ -55,6 +55,9 @@ class TrainedBatch:
     def report(self) -> MassReport:
         """Every kept rollout's normalized token mass, computed on request.
 
+        The masses are those of one epoch, which every epoch repeats; the schedule over
+        all epochs is the plan's (``plan.update_units``).
+
         Returns:
             The report for the kept rows and the plan's `num_trained_rows`.
         """
@@ -76,9 +79,10 @@ def retain_and_normalize(
     """Plan which rows are trained, then normalize them with `num_trained_rows` = rows kept.
 
     Retention follows `plan_retention` with the mini-batch size
-    ``ppo_mini_batch_size * rollout.n``, the ``max_ppo_update_times`` cap and the
-    retention seed of ``config``. The kept rows are then normalized with
-    `num_trained_rows` equal to their number, as a trainer step does.
+    ``ppo_mini_batch_size * rollout.n``, the ``max_ppo_update_times`` cap, the retention
+    seed and the ``ppo_epochs`` of ``config`` (the plan's ``update_units`` count every
+    epoch). The kept rows are then normalized with `num_trained_rows` equal to their
+    number, as a trainer step does.
 
     Args:
         advantages: All rows' advantages, float, ``(rows, tokens)``.
@@ -110,6 +114,7 @@ def retain_and_normalize(
         group_ids=group_ids,
         rewards=rewards,
         seed=config.retention_seed,
+        ppo_epochs=config.ppo_epochs,
     )
     if plan.num_trained_rows == 0:
         dropped = plan.dropped
