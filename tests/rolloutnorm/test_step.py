@@ -74,6 +74,25 @@ def test_normalized_advantages_are_the_normalization_of_the_kept_rows() -> None:
     assert torch.equal(batch.response_mask, mask[list(batch.plan.kept_indices)])
 
 
+@pytest.mark.parametrize("layout", ["row-major", "column-major", "expanded"])
+def test_every_row_kept_gives_what_the_gathered_copy_gave(layout: str) -> None:
+    """With no row dropped the step skips the gather: same values, row-major, its own mask."""
+    advantages, mask = _random_batch(8)
+    if layout == "column-major":
+        advantages, mask = advantages.t().contiguous().t(), mask.t().contiguous().t()
+    elif layout == "expanded":
+        advantages = torch.ones((1, 1)).expand(mask.shape)
+    ids = ["a", "a", "b", "c", "c", "d", "e", "e"]
+    batch = retain_and_normalize(advantages, mask, ids, config=_config(mini=4))
+    assert batch.plan.kept_indices == tuple(range(8))
+    expected = _expected(advantages, mask, ids, batch)
+    assert torch.equal(batch.advantages, expected)
+    assert batch.advantages.stride() == expected.stride() == (6, 1)
+    assert torch.equal(batch.response_mask, mask)
+    assert batch.response_mask.stride() == (6, 1)
+    assert batch.response_mask.data_ptr() != mask.data_ptr()
+
+
 @settings(deadline=None, max_examples=60)
 @given(
     num_rows=st.integers(1, 14),

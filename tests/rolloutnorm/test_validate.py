@@ -19,7 +19,7 @@ from rolloutnorm import (
     normalize_advantages_by_rollout,
     rollout_mass_report,
 )
-from rolloutnorm._validate import MaskProbes, RowTokens, count_row_tokens
+from rolloutnorm._validate import MaskProbes, RowTokens, count_row_tokens, probe_mask
 
 _CONFIG = PolicyLossConfig(clip_ratio_low=0.2, clip_ratio_high=0.2, clip_ratio_c=3.0)
 
@@ -183,6 +183,27 @@ def test_bool_mask_has_no_probes() -> None:
     assert isinstance(result, RowTokens)
     assert result.counts.tolist() == [1, 2]
     assert result.probes is None
+
+
+@pytest.mark.parametrize("strided", [False, True])
+def test_bool_mask_counts_are_torch_sums(strided: bool) -> None:
+    """A bool mask's row counts, summed by numpy on the CPU, are torch's int64 sums."""
+    mask = torch.rand(5, 300, generator=torch.Generator().manual_seed(0)) < 0.6
+    if strided:
+        mask = mask.t().contiguous().t()[:, ::3]
+    counts = count_row_tokens(mask).counts
+    assert counts.dtype == torch.int64
+    assert torch.equal(counts, mask.long().sum(-1))
+
+
+def test_probe_mask_gives_the_probes_alone() -> None:
+    """probe_mask gives None for a bool mask, else the probes count_row_tokens gives."""
+    assert probe_mask(torch.tensor([[True, False]])) is None
+    mask = torch.tensor([[1, 0, 1], [0, 2, 0]])
+    probes, expected = probe_mask(mask), count_row_tokens(mask).probes
+    assert probes is not None
+    assert expected is not None
+    assert torch.equal(torch.stack(probes), torch.stack(expected))
 
 
 @pytest.mark.parametrize(

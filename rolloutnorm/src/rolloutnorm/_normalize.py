@@ -8,7 +8,7 @@ import torch
 from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._ids import IdCodes, RolloutIds, encode_ids
-from rolloutnorm._validate import MASK, check_layout, check_values, count_row_tokens
+from rolloutnorm._validate import MASK, check_layout, check_values, count_row_tokens, probe_mask
 
 __all__ = ["check_batch", "encode_batch", "normalize_advantages_by_rollout"]
 
@@ -155,7 +155,7 @@ def encode_batch(
     """
     check_layout({"advantages": advantages, MASK: response_mask})
     ids = encode_ids(rollout_ids, num_rows=advantages.shape[0], device=advantages.device)
-    check_values(response_mask, count_row_tokens(response_mask).probes, {"advantages": advantages})
+    check_values(response_mask, probe_mask(response_mask), {"advantages": advantages})
     return ids
 
 

@@ -124,12 +124,21 @@ def retain_and_normalize(
             f"{plan.mini_batch_size} rows and {dropped['max_ppo_update_times']} at the update cap"
         )
         raise RolloutNormError(msg)
-    # encode_batch made sure the mask is on the device of the advantages.
-    kept = torch.tensor(plan.kept_indices, dtype=torch.int64, device=advantages.device)
-    kept_mask = response_mask[kept]
-    normalized = normalize_advantages_by_rollout(
-        advantages[kept], kept_mask, ids.take(kept), num_trained_rows=plan.num_trained_rows
-    )
+    if plan.num_trained_rows == plan.num_rows:
+        # Every row kept: the division reads the advantages as given, since a gathered copy
+        # would be a second tensor of the batch's size (128 MiB at 65,536 x 256 float64),
+        # written then read once. Both outputs keep the row-major layout a gather gives.
+        kept_mask = response_mask.clone(memory_format=torch.contiguous_format)
+        normalized = normalize_advantages_by_rollout(
+            advantages, kept_mask, ids, num_trained_rows=plan.num_trained_rows
+        ).contiguous()
+    else:
+        # encode_batch made sure the mask is on the device of the advantages.
+        kept = torch.tensor(plan.kept_indices, dtype=torch.int64, device=advantages.device)
+        kept_mask = response_mask[kept]
+        normalized = normalize_advantages_by_rollout(
+            advantages[kept], kept_mask, ids.take(kept), num_trained_rows=plan.num_trained_rows
+        )
     return TrainedBatch(plan, normalized, kept_mask, _take(rollout_ids, plan.kept_indices))
 
 

