@@ -39,7 +39,10 @@ class DropReason:
 
     Examples:
         >>> plan = plan_retention(
-        ...     6, mini_batch_size=4, group_ids=[0, 0, 1, 1, 2, 2], rewards=[1, 1, 0, 1, 0, 1]
+        ...     6,
+        ...     mini_batch_size=4,
+        ...     group_ids=[0, 0, 1, 1, 2, 2],
+        ...     rewards=[1, 1, 0, 1, 0, 1],
         ... )
         >>> plan.drop_reasons[0]
         DropReason(stage='mini_batch_floor', same_reward_group=True)
