@@ -142,7 +142,10 @@ def _explain(options: argparse.Namespace) -> str:
     """Read, explain and render the batch; write the plot if asked."""
     from rolloutnorm._batch_file import read_batch
     from rolloutnorm._errors import RolloutNormError
-    from rolloutnorm._explain import explain, render_json, render_markdown, render_table, write_plot
+    from rolloutnorm._explain import explain
+    from rolloutnorm._explain_json import render_json
+    from rolloutnorm._explain_plot import write_plot
+    from rolloutnorm._explain_render import render_markdown, render_table
 
     config = _load_config(options.config, dict(options.overrides))
     batch = read_batch(options.batch)

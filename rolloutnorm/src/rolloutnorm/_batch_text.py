@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+"""The standard library's readers of JSON Lines and CSV: line by line, naming a bad line.
+
+They read what pyarrow cannot or will not, so an error names the exact line. Both decode
+the file as UTF-8 line by line first; a JSON Lines row is parsed by ``json`` and a CSV row
+by ``csv``, its cells converted to the values JSON would give, and every row is checked by
+``_Rows``. The CSV number patterns here are the grammar pyarrow's reader is held to as well.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rolloutnorm._batch_data import MAX_MASK_SLOTS, _Columns, _fail
+from rolloutnorm._batch_rows import FIELDS, _json_name, _Rows
+
+# CSV numbers as both readers parse them: pyarrow's own parsers accept more (hex, underscores).
+_CSV_INT = r"\s*[0-9]+\s*"
+_CSV_FLOAT = r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*"
+_CSV_TRUE, _CSV_FALSE = ("1", "True", "TRUE", "true"), ("0", "False", "FALSE", "false", "")
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a UTF-8 file with their numbers; a BOM on the first is dropped."""
+    with path.open("rb") as file:
+        for number, raw in enumerate(file, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as error:
+                msg = f"not UTF-8 text: {error.reason} at byte {error.start}"
+                raise _fail(path, number, msg) from None
+            if line.strip():
+                yield number, line.rstrip("\r\n")
+
+
+def _read_jsonl(path: Path) -> _Columns:
+    rows = _Rows(path)
+    for number, line in _lines(path):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise rows.fail(number, f"not valid JSON: {error.msg} (column {error.colno})") from None
+        if not isinstance(row, dict):
+            raise rows.fail(number, f"a row must be a JSON object, got {_json_name(row)}")
+        for name in row:
+            if name not in FIELDS:
+                msg = f"unknown field {name!r}; the fields are {', '.join(FIELDS)}"
+                raise rows.fail(number, msg)
+        rows.add(row, number)
+    return rows.columns()
+
+
+def _read_csv(path: Path) -> _Columns:
+    rows = _Rows(path)
+    fields = tuple(field for field in FIELDS if field != "response_mask")
+    for _ in _lines(path):
+        pass  # the encoding, checked line by line: csv would fail without naming the line
+    # csv reads the file itself, for the line breaks inside quoted cells.
+    with path.open(encoding="utf-8-sig", newline="") as file:
+        reader = csv.reader(file)
+        header = next(reader, None)
+        if header is None:
+            return rows.columns()
+        for name in header:
+            if name not in fields:
+                msg = f"unknown field {name!r}; the CSV fields are {', '.join(fields)}"
+                raise rows.fail(reader.line_num, msg)
+        if len(set(header)) < len(header):
+            raise rows.fail(reader.line_num, "a field is named twice in the header")
+        for needed in ("rollout_id", "response_tokens"):
+            if needed not in header:
+                raise rows.fail(reader.line_num, f"{needed} is missing from the header")
+        for cells in reader:
+            number = reader.line_num
+            if not cells or cells == [""]:
+                continue
+            if len(cells) != len(header):
+                msg = f"a row must have {len(header)} cells, as the header, got {len(cells)}"
+                raise rows.fail(number, msg)
+            rows.add(_csv_row(rows, dict(zip(header, cells, strict=True)), number), number)
+    return rows.columns()
+
+
+def _csv_row(rows: _Rows, cells: dict[str, str], line: int) -> dict[str, Any]:
+    """A CSV row's cells converted as JSON would give them; an empty cell is a missing value."""
+    row: dict[str, Any] = {}
+    for name, cell in cells.items():
+        if name == "drop":
+            if cell not in _CSV_TRUE + _CSV_FALSE:
+                msg = f"drop must be true or false (or 1 or 0), got {cell!r}"
+                raise rows.fail(line, msg)
+            row[name] = cell in _CSV_TRUE
+        elif cell == "":
+            continue
+        elif name == "response_tokens":
+            if not re.fullmatch(_CSV_INT, cell):
+                msg = f"response_tokens must be an int from 0 to {MAX_MASK_SLOTS}, got {cell!r}"
+                raise rows.fail(line, msg)
+            row[name] = int(cell)
+        elif name == "reward":
+            if not re.fullmatch(_CSV_FLOAT, cell):
+                raise rows.fail(line, f"reward must be a finite number, got {cell!r}")
+            row[name] = float(cell)
+        else:
+            row[name] = cell
+    return row

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: MIT
+"""The plot of an explanation: every rollout's mass as a bar beside its alternative.
+
+matplotlib comes with the ``plot`` extra and is imported only when a plot is asked for; a
+rollout with no trained row is marked ``dropped`` under its bar, and its tick label is
+shown in red while the rollouts are few enough to label.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._explain import ALTERNATIVE, IMPLEMENTED, Explanation
+
+__all__ = ["write_plot"]
+
+
+def write_plot(explanation: Explanation, path: Path) -> None:
+    """Write a bar chart of every rollout's mass, implemented beside the alternative.
+
+    Rollouts with no trained row are marked ``dropped`` under their bar.
+
+    Args:
+        explanation: The explanation.
+        path: The image file; its suffix names the format (``.png``, ``.svg``, ``.pdf``).
+
+    Raises:
+        RolloutNormError: Without matplotlib (the ``plot`` extra), or if the file cannot
+            be written.
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        msg = "--plot needs matplotlib: pip install 'rolloutnorm[plot]'"
+        raise RolloutNormError(msg) from None
+    count = len(explanation.rollout_ids)
+    positions = np.arange(count)
+    figure = Figure(figsize=(min(4 + 0.5 * count, 40), 4.5), layout="constrained")
+    axes = figure.add_subplot()
+    axes.bar(positions - 0.2, explanation.mass, 0.4, label=f"mass, {IMPLEMENTED} (the code)")
+    axes.bar(
+        positions + 0.2,
+        explanation.alternative_mass,
+        0.4,
+        label=f"alternative, {ALTERNATIVE} (not used)",
+        color="lightgray",
+        edgecolor="gray",
+        hatch="//",
+    )
+    dropped = explanation.trained_rows == 0
+    labels = [
+        f"{rollout_id}\n(dropped)" if gone else str(rollout_id)
+        for rollout_id, gone in zip(explanation.rollout_ids, dropped.tolist(), strict=True)
+    ]
+    if count <= 60:
+        axes.set_xticks(positions, labels)
+        for tick, gone in zip(axes.get_xticklabels(), dropped.tolist(), strict=True):
+            if gone:
+                tick.set_color("firebrick")
+    if dropped.any():
+        axes.plot(
+            positions[dropped],
+            np.zeros(int(dropped.sum())),
+            "x",
+            color="firebrick",
+            label="dropped",
+        )
+    axes.set_xlabel("rollout")
+    axes.set_ylabel("normalized token mass")
+    plan = explanation.plan
+    axes.set_title(
+        f"{explanation.source}: {plan.num_trained_rows} of {plan.num_rows} rows trained, "
+        f"{explanation.distinct_trained_rollouts} rollouts"
+    )
+    axes.legend(loc="upper right", fontsize="small")
+    try:
+        figure.savefig(path)
+    except (OSError, ValueError) as error:
+        msg = f"--plot {path}: cannot be written: {error}"
+        raise RolloutNormError(msg) from None
