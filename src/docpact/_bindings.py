@@ -6,19 +6,12 @@ decorator from the test file's syntax tree, as it reads code through griffe: the
 never imported, so `docpact check` runs without their dependencies (torch, hypothesis).
 The decorator's `reviewed` argument is `TEXT/CODE`: the fingerprint of the claim's
 normalized text and that of the property's code, as they stood when someone last reviewed
-the one against the other. The code's fingerprint is taken of the function's syntax tree
-(decorators included, the claim decorator and docstrings left out, so formatting and
-comments do not count) and of every definition of the same module it uses, transitively:
-helpers, constants, imports, and the fixtures its parameters name; for a name it imports
-from a module of the properties folders (`from batches import rollout_batches`), that
-module's definitions too. The code under test, and what conftest.py or a hypothesis profile
-sets, are not followed.
+the one against the other. The code's fingerprint is `docpact._fingerprint`'s.
 """
 
 from __future__ import annotations
 
 import ast
-import hashlib
 import io
 import re
 from dataclasses import dataclass
@@ -26,11 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from docpact._claims import CLAIM_ID
+from docpact._fingerprint import code_fingerprint, is_claim
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-__all__ = ["Binding", "claim", "code_fingerprint", "read_bindings", "sessions", "source_lines"]
+__all__ = ["Binding", "claim", "read_bindings", "sessions", "source_lines"]
 
 _F = TypeVar("_F", bound="Callable[..., Any]")
 REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}")
@@ -192,17 +186,6 @@ def _aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
     return functions, modules
 
 
-def _is_claim(node: ast.expr, functions: set[str], modules: set[str]) -> bool:
-    if isinstance(node, ast.Name):
-        return node.id in functions
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == "claim"
-        and isinstance(node.value, ast.Name)
-        and node.value.id in modules
-    )
-
-
 def _bindings(
     tree: ast.Module, where: str, text: str, path: Path | None = None, local: tuple[Path, ...] = ()
 ) -> list[Binding]:
@@ -223,7 +206,7 @@ def _bindings(
                     "test function that checks the claim",
                 )
                 for decorator in node.decorator_list
-                if _is_claim(
+                if is_claim(
                     decorator.func if isinstance(decorator, ast.Call) else decorator,
                     functions,
                     modules,
@@ -234,7 +217,7 @@ def _bindings(
             continue
         for decorator in node.decorator_list:
             call = decorator.func if isinstance(decorator, ast.Call) else decorator
-            if not _is_claim(call, functions, modules):
+            if not is_claim(call, functions, modules):
                 continue
             binding = _binding(decorator, node, where, lines)
             found.append(binding)
@@ -312,178 +295,6 @@ def source_lines(text: str) -> list[str]:
 def _column(lines: list[str], line: int, offset: int) -> int:
     """A character column from ast's UTF-8 byte offset."""
     return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace"))
-
-
-def code_fingerprint(
-    tree: ast.Module,
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
-    functions: set[str],
-    modules: set[str],
-    *,
-    path: Path | None = None,
-    local: tuple[Path, ...] = (),
-) -> str:
-    """The fingerprint of a property's code and of the test code it uses.
-
-    The code is the property (its class too, for a method), every definition of its module
-    that it uses, transitively (module-level statements, those inside a top-level `if`,
-    `try` or `with` included), and, for a `from X import ...` it uses where `X` is a file
-    under `local` (the properties folders), the definitions of the imported names there,
-    transitively again.
-
-    Args:
-        tree: The module.
-        function: The property.
-        functions: The names `claim` is imported as (its decorators are left out).
-        modules: The names `docpact` is imported as.
-        path: The module's file, from which local imports are resolved.
-        local: The folders whose modules are followed.
-
-    Returns:
-        12 hex digits of the SHA-256 of the canonical syntax trees.
-    """
-    start: list[ast.AST] = [function]
-    start += [
-        node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and function in node.body
-    ]
-    visited = {path} if path is not None else set()
-    parts = _closure(tree, start, functions, modules, path, local, visited)
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
-
-
-def _closure(
-    tree: ast.Module,
-    start: list[ast.AST],
-    functions: set[str],
-    modules: set[str],
-    path: Path | None,
-    local: tuple[Path, ...],
-    visited: set[Path | None],
-) -> list[str]:
-    """The canonical dumps of `start` and of what it uses, in this module and local ones."""
-    defined: dict[str, list[ast.stmt]] = {}
-    for statement in _module_statements(tree.body):
-        for name in _bound(statement):
-            defined.setdefault(name, []).append(statement)
-    used: list[ast.AST] = list(start)
-    seen_names: set[str] = set()
-    queue: list[ast.AST] = list(start)
-    while queue:
-        for node in ast.walk(queue.pop()):
-            if isinstance(node, ast.Name):
-                name = node.id
-            elif isinstance(node, ast.arg):  # names the module's pytest fixture, if any
-                name = node.arg
-            else:
-                continue
-            if name not in seen_names:
-                seen_names.add(name)
-                for statement in defined.get(name, []):
-                    if statement not in used:
-                        used.append(statement)
-                        queue.append(statement)
-    parts = [_canonical(node, functions, modules) for node in used]
-    for statement in used:
-        if not isinstance(statement, ast.ImportFrom) or statement.level or path is None:
-            continue
-        other = _local_module(statement.module or "", path, local)
-        if other is None or other in visited:
-            continue
-        visited.add(other)
-        try:
-            other_tree = ast.parse(other.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-            parts.append(f"unreadable {statement.module}")
-            continue
-        names = {alias.name for alias in statement.names}
-        targets: list[ast.AST] = [
-            s for s in _module_statements(other_tree.body) if names & set(_bound(s))
-        ]
-        parts.append(f"from {statement.module}")
-        parts += _closure(other_tree, targets, functions, modules, other, local, visited)
-    return parts
-
-
-def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """A module's statements, with those of its top-level `if`, `try` and `with` blocks."""
-    found = []
-    for statement in body:
-        found.append(statement)
-        if isinstance(statement, ast.If | ast.Try | ast.With | ast.TryStar):
-            for field in ("body", "orelse", "finalbody"):
-                found += _module_statements(getattr(statement, field, []))
-            for handler in getattr(statement, "handlers", []):
-                found += _module_statements(handler.body)
-    return found
-
-
-def _local_module(name: str, path: Path, local: tuple[Path, ...]) -> Path | None:
-    """The file of module `name` as the test at `path` imports it, if it lies under `local`.
-
-    It is looked for beside the test, then in each folder above it up to the top of the
-    properties folder it lies in.
-    """
-    if not name:
-        return None
-    relative = Path(*name.split("."))
-    for folder in (path.parent, *path.parent.parents):
-        if not any(folder == top or top in folder.parents for top in local):
-            break
-        for candidate in (folder / relative.with_suffix(".py"), folder / relative / "__init__.py"):
-            if candidate.is_file():
-                return candidate
-    return None
-
-
-def _bound(statement: ast.stmt) -> list[str]:
-    """The module-level names a statement defines."""
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [statement.name]
-    if isinstance(statement, ast.Import | ast.ImportFrom):
-        return [(a.asname or a.name).partition(".")[0] for a in statement.names]
-    targets: list[ast.expr] = []
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-    elif isinstance(statement, ast.AnnAssign | ast.AugAssign):
-        targets = [statement.target]
-    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
-
-
-def _canonical(node: object, functions: set[str], modules: set[str]) -> str:
-    """A dump of a syntax tree that no Python version's new empty fields change.
-
-    Docstrings and claim decorators are left out; so are fields that are `None` or empty.
-    """
-    if isinstance(node, list):
-        return "[" + ",".join(_canonical(item, functions, modules) for item in node) + "]"
-    if not isinstance(node, ast.AST):
-        return repr(node)
-    fields = []
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if name == "decorator_list":
-            value = [
-                d
-                for d in value
-                if not _is_claim(d.func if isinstance(d, ast.Call) else d, functions, modules)
-            ]
-        elif name == "body" and _has_docstring(node):
-            value = value[1:]
-        if value is None or value == []:
-            continue
-        fields.append(f"{name}={_canonical(value, functions, modules)}")
-    return f"{type(node).__name__}({','.join(fields)})"
-
-
-def _has_docstring(node: ast.AST) -> bool:
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return False
-    first = node.body[0] if node.body else None
-    return (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    )
 
 
 def sessions(root: Path) -> set[str] | None:

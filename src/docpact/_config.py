@@ -299,13 +299,12 @@ def _claims_keys(entry: dict, key: str) -> dict[str, object]:
                 f"got {paths!r}"
             )
             raise ValueError(msg)
-        if repeated := sorted({p for p in paths if paths.count(p) > 1}):
+        # Written as the findings and the site name them: `./docs/a.md` is `docs/a.md`.
+        normal = [PurePosixPath(os.path.normpath(p.replace("\\", "/"))).as_posix() for p in paths]
+        if repeated := sorted({p for p in normal if normal.count(p) > 1}):
             msg = f"{key}.{field} lists {repeated} more than once; list each once"
             raise ValueError(msg)
-        # Written as the findings and the site name them: `./docs/a.md` is `docs/a.md`.
-        values[field] = tuple(
-            PurePosixPath(os.path.normpath(p.replace("\\", "/"))).as_posix() for p in paths
-        )
+        values[field] = tuple(normal)
     words = entry.get("words", list(DEFAULT_WORDS))
     if not isinstance(words, list) or not all(
         isinstance(w, str) and re.fullmatch(r"[A-Za-z][A-Za-z'-]*\*?", w) for w in words

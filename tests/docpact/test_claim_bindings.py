@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import docpact
-from docpact._bindings import Binding, code_fingerprint, read_bindings, sessions
+from docpact._bindings import Binding, read_bindings, sessions, source_lines
+from docpact._fingerprint import code_fingerprint
 
 USAGE = 'write @claim("ID") with string literals, and reviewed= and session= by keyword'
 REVIEWED = "0123456789ab/ba9876543210"
@@ -534,3 +535,484 @@ def test_code_too_deep_to_fingerprint_is_a_problem_not_a_traceback(tmp_path: Pat
         "the code of test_c is nested too deeply for docpact to fingerprint it: split its "
         "longest expression"
     )
+
+
+def test_the_decorators_defaults_are_an_empty_reviewed_and_session() -> None:
+    def test_it() -> None:
+        pass
+
+    docpact.claim("sum-one")(test_it)
+    assert test_it.__docpact_claim__ == {  # type: ignore[attr-defined]
+        "claim": "sum-one",
+        "reviewed": "",
+        "session": "",
+    }
+
+
+@pytest.mark.parametrize(
+    "imports",
+    [
+        "from docpact import claim\nfrom docpact import Finding\nimport docpact",
+        "import docpact\nimport os\nfrom docpact import claim",
+    ],
+    ids=["claim then another name", "docpact then another module"],
+)
+def test_later_imports_keep_the_earlier_names_of_claim_and_docpact(
+    tmp_path: Path, imports: str
+) -> None:
+    """An import of another name or module adds to the names already found, replacing none."""
+    source = f'{imports}\n\n\n@claim("a")\ndef test_a():\n    pass\n\n\n'
+    source += '@docpact.claim("b")\ndef test_b():\n    pass\n'
+    assert [(b.line, b.claim) for b in bindings(tmp_path, source)] == [(6, "a"), (11, "b")]
+
+
+def test_a_claim_after_another_decorator_is_read(tmp_path: Path) -> None:
+    source = (
+        "import pytest\n\nfrom docpact import claim\n\n\n"
+        '@pytest.mark.slow\n@claim("a")\ndef test_a():\n    pass\n'
+    )
+    assert [(b.line, b.claim) for b in bindings(tmp_path, source)] == [(7, "a")]
+
+
+def test_a_plain_class_after_a_property_leaves_its_binding(tmp_path: Path) -> None:
+    source = (
+        'from docpact import claim\n\n\n@claim("a")\ndef test_a():\n    pass\n\n\n'
+        "class Other:\n    pass\n"
+    )
+    assert [(b.line, b.claim) for b in bindings(tmp_path, source)] == [(4, "a")]
+
+
+@pytest.mark.parametrize(
+    ("imports", "decorator"),
+    [
+        ("from docpact import claim", '@claim("c")'),
+        ("from docpact import claim", "@claim"),
+        ("import docpact", '@docpact.claim("c")'),
+    ],
+    ids=["call", "bare", "attribute"],
+)
+def test_every_form_of_the_claim_decorator_on_a_class_is_the_same_problem(
+    tmp_path: Path, imports: str, decorator: str
+) -> None:
+    source = f"{imports}\n\n\n{decorator}\nclass TestC:\n    pass\n"
+    assert bindings(tmp_path, source) == [
+        Binding(
+            "test_p.py",
+            4,
+            "TestC",
+            None,
+            problem="the claim decorator decorates class TestC: bind the test function that "
+            "checks the claim",
+        )
+    ]
+
+
+def test_each_claim_of_a_property_too_deep_to_fingerprint_is_a_problem_at_its_line(
+    tmp_path: Path,
+) -> None:
+    deep = " + ".join(["1"] * 2000)
+    source = (
+        f'from docpact import claim\n\n\n@claim("c")\n@claim("d")\ndef test_c():\n'
+        f"    assert {deep}\n"
+    )
+    problem = (
+        "the code of test_c is nested too deeply for docpact to fingerprint it: split its "
+        "longest expression"
+    )
+    assert bindings(tmp_path, source) == [
+        Binding("test_p.py", 4, "test_c", None, problem=problem),
+        Binding("test_p.py", 5, "test_c", None, problem=problem),
+    ]
+
+
+def test_the_span_of_a_reviewed_string_over_two_lines_ends_on_the_second(tmp_path: Path) -> None:
+    """An implicitly joined `reviewed` string ends at its last part's column, on its last line."""
+    second = '    "' + "y" * 40 + '")\n'
+    source = (
+        f'import docpact\n\n\n@docpact.claim("a", reviewed="x"\n{second}def test_a():\n    pass\n'
+    )
+    [binding] = bindings(tmp_path, source)
+    assert binding.span == (4, 29, 5, len(second) - 2)
+
+
+def test_source_lines_split_at_line_feeds_only_and_keep_each_break() -> None:
+    assert source_lines("a\r\nb\x0cc\rd\n") == ["a\r\n", "b\x0cc\rd\n"]
+
+
+def test_a_file_that_cannot_be_parsed_at_any_line_is_a_problem_at_line_1(tmp_path: Path) -> None:
+    """A null byte, or nesting beyond the parser's limit, has no line: the problem is at 1."""
+    (tmp_path / "test_n.py").write_text("from docpact import claim\n\x00\n", "utf-8")
+    (tmp_path / "test_r.py").write_text(
+        "from docpact import claim\nx = " + "1+" * 100000 + "1\n", "utf-8"
+    )
+    assert read_bindings(tmp_path, ("test_n.py", "test_r.py")) == (
+        [],
+        [
+            (
+                "test_n.py",
+                1,
+                "test_n.py cannot be parsed: source code string cannot contain null bytes",
+            ),
+            (
+                "test_r.py",
+                1,
+                "test_r.py cannot be parsed: maximum recursion depth exceeded during ast "
+                "construction",
+            ),
+        ],
+    )
+
+
+def test_a_warning_while_parsing_a_test_file_names_the_file(tmp_path: Path) -> None:
+    source = 'from docpact import claim\n\nPATTERN = "\\d"\n'
+    with pytest.warns((DeprecationWarning, SyntaxWarning)) as record:
+        bindings(tmp_path, source)
+    assert [(w.filename, w.lineno) for w in record] == [("test_p.py", 3)]
+
+
+def test_files_after_a_missing_or_unreadable_one_are_still_read(tmp_path: Path) -> None:
+    one = 'from docpact import claim\n\n\n@claim("b")\ndef test_b():\n    pass\n'
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests/test_a.py").write_bytes(b"# caf\xe9\nimport docpact\n")
+    (tmp_path / "tests/test_b.py").write_text(one, encoding="utf-8")
+    found, problems = read_bindings(tmp_path, ("gone", "tests"))
+    assert problems == [
+        ("pyproject.toml", 0, "properties path gone does not exist"),
+        (
+            "tests/test_a.py",
+            1,
+            "tests/test_a.py cannot be read: not UTF-8 (invalid continuation byte)",
+        ),
+    ]
+    assert [(b.path, b.claim) for b in found] == [("tests/test_b.py", "b")]
+
+
+def test_a_dot_folder_inside_a_properties_folder_is_not_searched(tmp_path: Path) -> None:
+    one = 'from docpact import claim\n\n\n@claim("b")\ndef test_b():\n    pass\n'
+    (tmp_path / "tests/.nox").mkdir(parents=True)
+    (tmp_path / "tests/.nox/test_v.py").write_text(one, encoding="utf-8")
+    (tmp_path / "tests/test_top.py").write_text(one.replace('"b"', '"a"'), encoding="utf-8")
+    found, problems = read_bindings(tmp_path, ("tests",))
+    assert (problems, [(b.path, b.claim) for b in found]) == ([], [("tests/test_top.py", "a")])
+
+
+def test_a_module_imported_as_a_dotted_name_counts_in_the_fingerprint(tmp_path: Path) -> None:
+    """`import os.path` defines `os`: the import is code the property uses."""
+    source = (
+        'import os.path\n\nfrom docpact import claim\n\n\n@claim("a")\ndef test_a():\n'
+        "    assert os.sep\n"
+    )
+    assert code(tmp_path, source) != code(tmp_path, source.replace("os.path", "os.sep"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("LIMIT: int = 3", "LIMIT: int = 4"),
+        ("BOUND += 1", "BOUND += 2"),
+        ("    LOW = 0\nelse", "    LOW = 1\nelse"),
+        ("    HIGH = 9\n", "    HIGH = 8\n"),
+        ("    STEP = 2\nexcept", "    STEP = 3\nexcept"),
+        ("    STEP = 1\n", "    STEP = 5\n"),
+        ("    SEED = 0\n", "    SEED = 7\n"),
+        ("    WIDE = 1\n", "    WIDE = 2\n"),
+    ],
+    ids=["annotated", "augmented", "if", "else", "try", "except", "finally", "with"],
+)
+def test_every_kind_of_module_level_definition_counts_in_the_fingerprint(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    """Annotated and augmented assignments, and those in every branch of a top-level block."""
+    source = """\
+import contextlib
+
+from docpact import claim
+
+LIMIT: int = 3
+BOUND = 0
+BOUND += 1
+if LIMIT:
+    LOW = 0
+else:
+    HIGH = 9
+try:
+    STEP = 2
+except ImportError:
+    STEP = 1
+finally:
+    SEED = 0
+with contextlib.suppress(ImportError):
+    WIDE = 1
+
+
+@claim("a")
+def test_a():
+    assert LIMIT + BOUND + LOW + HIGH + STEP + SEED + WIDE
+"""
+    assert source.count(old) == 1
+    assert code(tmp_path, source.replace(old, new)) != code(tmp_path, source)
+
+
+def _codes(
+    tmp_path: Path, files: dict[str, str | bytes], paths: tuple[str, ...] = ("tests",)
+) -> dict[str, str]:
+    """The code fingerprint of each property under `paths`, by function name."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            (tmp_path / name).write_bytes(text)
+        else:
+            (tmp_path / name).write_text(text, encoding="utf-8")
+    found, problems = read_bindings(tmp_path, paths)
+    assert (problems, [b.problem for b in found]) == ([], [""] * len(found))
+    return {b.function: b.code for b in found}
+
+
+STRATEGIES = "LIMIT = 6\n\n\ndef batches():\n    return list(range(LIMIT))\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "changed"),
+    [
+        ({"tests/strategies.py": ("\ufeff" + STRATEGIES).encode()}, "tests/strategies.py"),
+        ({"tests/strategies/__init__.py": STRATEGIES}, "tests/strategies/__init__.py"),
+        (
+            {
+                "tests/strategies.py": "from base import LIMIT\n\n\n" + STRATEGIES[11:],
+                "tests/base.py": "LIMIT = 6\n",
+            },
+            "tests/base.py",
+        ),
+        (
+            {
+                "tests/strategies.py": (
+                    "from base import size\n\n\ndef batches(n=6):\n"
+                    "    return list(range(size(n)))\n"
+                ),
+                "tests/base.py": (
+                    "from strategies import batches\n\nLIMIT = 6\n\n\ndef size(n):\n"
+                    "    return min(n, LIMIT) if n < 2 else len(batches(n - 1))\n"
+                ),
+            },
+            "tests/base.py",
+        ),
+    ],
+    ids=["byte order mark", "package", "imported by the module", "import cycle"],
+)
+def test_a_local_module_counts_in_the_fingerprint_however_it_is_reached(
+    tmp_path: Path, files: dict[str, str | bytes], changed: str
+) -> None:
+    """A module with a BOM, a package, and a module it imports from, cycle or not, are followed."""
+    before = _codes(tmp_path, {"tests/test_c.py": PROPERTY, **files})["test_c"]
+    text = files[changed]
+    narrowed = (
+        text.replace(b"LIMIT = 6", b"LIMIT = 1")
+        if isinstance(text, bytes)
+        else text.replace("LIMIT = 6", "LIMIT = 1")
+    )
+    assert _codes(tmp_path, {changed: narrowed})["test_c"] != before
+
+
+def test_a_local_module_imported_by_a_dotted_name_is_followed(tmp_path: Path) -> None:
+    """`from helpers.strategies import batches` reads `helpers/strategies.py`."""
+    prop = PROPERTY.replace("from strategies", "from helpers.strategies")
+    files = {"tests/test_c.py": prop, "tests/helpers/strategies.py": STRATEGIES}
+    before = _codes(tmp_path, files)["test_c"]
+    narrowed = STRATEGIES.replace("LIMIT = 6", "LIMIT = 1")
+    assert _codes(tmp_path, {"tests/helpers/strategies.py": narrowed})["test_c"] != before
+
+
+def test_a_local_module_beside_a_properties_file_is_followed(tmp_path: Path) -> None:
+    """A properties entry that is a file makes its folder the one whose modules are followed."""
+    files = {"tests/test_c.py": PROPERTY, "tests/strategies.py": STRATEGIES}
+    before = _codes(tmp_path, files, ("tests/test_c.py",))["test_c"]
+    narrowed = {"tests/strategies.py": STRATEGIES.replace("LIMIT = 6", "LIMIT = 1")}
+    assert _codes(tmp_path, narrowed, ("tests/test_c.py",))["test_c"] != before
+
+
+def test_an_unparsable_local_module_counts_as_such_and_the_next_one_is_followed(
+    tmp_path: Path,
+) -> None:
+    """A local module that cannot be parsed still gives a fingerprint; later imports count."""
+    prop = (
+        "from docpact import claim\nfrom broken import x\nfrom strategies import batches\n\n\n"
+        '@claim("c")\ndef test_c():\n    assert x and batches()\n'
+    )
+    files = {
+        "tests/test_c.py": prop,
+        "tests/broken.py": "def (:\n",
+        "tests/strategies.py": STRATEGIES,
+    }
+    before = _codes(tmp_path, files)["test_c"]
+    narrowed = {"tests/strategies.py": STRATEGIES.replace("LIMIT = 6", "LIMIT = 1")}
+    assert _codes(tmp_path, narrowed)["test_c"] != before
+    files["tests/broken.py"] = "x = 1\n"
+    assert _codes(tmp_path, files)["test_c"] != before
+
+
+def test_a_claim_decorator_of_a_reused_local_property_is_not_its_importers_code(
+    tmp_path: Path,
+) -> None:
+    """Reviewing a property that another one imports and calls leaves the importer's code alone."""
+    helpers = 'import docpact\n\n\n@docpact.claim("h", reviewed="")\ndef test_h():\n    pass\n'
+    prop = (
+        "import docpact\nfrom test_h import test_h\n\n\n"
+        '@docpact.claim("c")\ndef test_c():\n    test_h()\n'
+    )
+    before = _codes(tmp_path, {"tests/test_c.py": prop, "tests/test_h.py": helpers})
+    after = _codes(tmp_path, {"tests/test_h.py": helpers.replace('""', f'"{REVIEWED}"')})
+    assert after == before
+
+
+def test_only_functions_decorated_by_a_session_are_sessions(tmp_path: Path) -> None:
+    """Other decorators, named or dotted, make no session and hide none below them."""
+    noxfile = """\
+import functools
+
+import nox
+
+
+def helper(function):
+    return function
+
+
+@helper
+def not_a_session():
+    pass
+
+
+@functools.cache
+def cached():
+    pass
+
+
+@nox.parametrize("x", [1, 2])
+@nox.session
+def matrix(session, x):
+    pass
+"""
+    (tmp_path / "noxfile.py").write_text(noxfile, encoding="utf-8")
+    assert sessions(tmp_path) == {"matrix"}
+
+
+CLAIMS_CONTRACT = """\
+[project]
+name = "fixture"
+
+[[tool.docpact.contract]]
+kind = "claims"
+pages = ["docs/a.md", "docs/b.md"]
+properties = ["tests", "more"]
+"""
+
+
+def claims_findings(tmp_path: Path, files: dict[str, str]) -> list[str]:
+    """The findings of `docpact check` on a project with a claims contract and `files`."""
+    files = {"pyproject.toml": CLAIMS_CONTRACT, "docs/b.md": "# B\n", "more/x.py": "", **files}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return [str(f) for f in docpact.check_project(docpact.load_config(tmp_path / "pyproject.toml"))]
+
+
+def test_every_binding_is_checked_after_a_malformed_one(tmp_path: Path) -> None:
+    """A binding after a malformed one is still checked for its claim and its session."""
+    props = (
+        'from docpact import claim\n\n\n@claim("a", "b")\ndef test_bad():\n    pass\n\n\n'
+        '@claim("gone")\ndef test_gone():\n    pass\n'
+    )
+    files = {"docs/a.md": "# A\n", "tests/test_p.py": props, "noxfile.py": "import nox\n"}
+    assert claims_findings(tmp_path, files) == [
+        "tests/test_p.py:4: DP014 the claim decorator of test_bad takes the claim ID alone: "
+        f"{USAGE}",
+        "tests/test_p.py:9: DP014 property test_gone is bound to claim gone, which no claims "
+        "page has (docs/a.md, docs/b.md): mark its claim with <!-- docpact: claim gone -->, or "
+        "remove the binding",
+        "tests/test_p.py:9: DP014 property test_gone runs in session tests, which noxfile.py "
+        "does not define (it has none)",
+    ]
+
+
+def test_a_claim_without_a_property_names_every_properties_folder(tmp_path: Path) -> None:
+    page = "# A\n\n<!-- docpact: claim lone -->\nThe claim.\n"
+    assert claims_findings(tmp_path, {"docs/a.md": page, "tests/x.py": ""}) == [
+        "docs/a.md:3: DP013 claim lone has no property: decorate the test that checks it, in "
+        'tests, more, with @docpact.claim("lone"), then run docpact claims --update'
+    ]
+
+
+def test_each_property_of_a_claim_is_reviewed_after_a_failing_one(tmp_path: Path) -> None:
+    """A never reviewed or malformed `reviewed` does not hide the next property's finding."""
+    page = "# A\n\n<!-- docpact: claim a -->\nThe claim.\n"
+    props = (
+        'from docpact import claim\n\n\n@claim("a")\ndef test_one():\n    pass\n\n\n'
+        '@claim("a", reviewed="abc")\ndef test_two():\n    pass\n\n\n'
+        '@claim("a", reviewed="000000000000/000000000000")\ndef test_three():\n    pass\n'
+    )
+    again = "review the one against the other, then run docpact claims --update a"
+    findings = claims_findings(tmp_path, {"docs/a.md": page, "tests/test_p.py": props})
+    assert [f for f in findings if " DP015 " in f] == [
+        "docs/a.md:3: DP015 claim a changed since its property test_three (tests/test_p.py:14) "
+        f"was reviewed against it: {again}",
+        f"tests/test_p.py:4: DP015 property test_one was never reviewed against claim a "
+        f"(docs/a.md:3): {again}",
+        "tests/test_p.py:9: DP015 property test_two has reviewed='abc', not TEXT/CODE with 12 "
+        f"hex digits each: {again}",
+        "tests/test_p.py:14: DP015 property test_three changed since it was reviewed against "
+        f"claim a (docs/a.md:3): {again}",
+    ]
+
+
+WORD = (
+    "claim word 'never' outside a claim block: bind the sentence to a property "
+    "(<!-- docpact: claim ID -->), reword it, or give the reason it claims nothing "
+    "(<!-- docpact: not-a-claim REASON -->)"
+)
+SUPPRESSION = "<!-- docpact: not-a-claim --> marks a block without a claim word"
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        (
+            "<!-- docpact: claim a -->\nThe claim.\n\nIt never fails.\n",
+            [f"docs/a.md:4: DP016 {WORD}"],
+        ),
+        (
+            "<!-- docpact: claim a -->\nThe claim.\n## It never fails\n",
+            [f"docs/a.md:3: DP016 {WORD}"],
+        ),
+        (
+            "<!-- docpact: not-a-claim a quote -->\nA quote.\n## It never fails\n",
+            [
+                f"docs/a.md:1: DP016 {SUPPRESSION}",
+                f"docs/a.md:3: DP016 {WORD}",
+            ],
+        ),
+        (
+            "<!-- docpact: not-a-claim a quote -->\n!!! quote\n    A quote.\n\n    More.\n",
+            [f"docs/a.md:1: DP016 {SUPPRESSION}"],
+        ),
+    ],
+    ids=["after a claim", "heading after a claim", "heading after a suppression", "blank inside"],
+)
+def test_claim_words_are_looked_for_on_exactly_the_lines_outside_the_blocks(
+    tmp_path: Path, page: str, expected: list[str]
+) -> None:
+    """A line right after a block is outside it; a blank line inside a block is in it."""
+    props = 'from docpact import claim\n\n\n@claim("a")\ndef test_a():\n    pass\n'
+    findings = claims_findings(tmp_path, {"docs/a.md": page, "tests/test_p.py": props})
+    assert [f for f in findings if " DP016 " in f] == expected
+
+
+def test_every_import_of_a_local_module_is_followed(tmp_path: Path) -> None:
+    """A second `from strategies import b` is followed too: changing `b` changes the code."""
+    prop = (
+        "from docpact import claim\nfrom strategies import a\nfrom strategies import b\n\n\n"
+        '@claim("c")\ndef test_c():\n    assert a() + b()\n'
+    )
+    strategies = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    files = {"tests/test_c.py": prop, "tests/strategies.py": strategies}
+    before = _fingerprint_of(tmp_path, files)
+    files["tests/strategies.py"] = strategies.replace("return 2", "return 3")
+    assert _fingerprint_of(tmp_path, files) != before

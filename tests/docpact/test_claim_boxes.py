@@ -220,3 +220,26 @@ def test_the_plugin_leaves_out_what_the_griffe_extension_already_logged(tmp_path
     with caplog.at_level("WARNING", logger="mkdocs.plugins.docpact"):
         plugin.on_post_build(config=config)
     assert [record.getMessage() for record in caplog.records] == [f"docpact: {found[0]}"]
+
+
+def test_the_box_of_an_unbound_claim_ends_saying_no_property_checks_it(tmp_path) -> None:
+    project = _project(tmp_path)
+    assert _render(project, "<!-- docpact: claim two-rows -->\nTwo rows.\n") == (
+        '!!! docpact-claim "Claim two-rows"\n\n'
+        "    Two rows.\n\n"
+        '    <span class="docpact-claim-check">No property checks this claim yet.</span>\n'
+    )
+
+
+def test_a_less_indented_line_of_an_indented_claim_joins_the_box_at_its_indent(tmp_path) -> None:
+    """A lazy continuation line, indented less than the marker, loses its indent in the box."""
+    project = _project(tmp_path)
+    markdown = "- item\n\n    <!-- docpact: claim one-row -->\n    A rollout\n  carries 1.\n"
+    assert _render(project, markdown) == (
+        "- item\n\n"
+        '    !!! docpact-claim "Claim one-row"\n\n'
+        "        A rollout\n"
+        "        carries 1.\n\n"
+        '        <span class="docpact-claim-check">Checked by `test_one_row` in '
+        "`tests/test_props.py`, run by session `tests`.</span>\n"
+    )

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -805,3 +809,246 @@ def test_pages_are_named_as_written_relative_to_the_root(
         [contract] = load_config(project / "pyproject.toml").contracts
         assert contract.pages == ("docs/page.md",)
         replace(project, "pyproject.toml", f'"{spelling}"', '"docs/page.md"')
+
+
+def test_every_reviewed_check_of_a_claim_bound_twice_is_reported(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A malformed or missing `reviewed` of one property does not hide the next one's."""
+    replace(
+        project, PROPS, '@docpact.claim("sum-one")', '@docpact.claim("sum-one", reviewed="abc")'
+    )
+    write(
+        project,
+        "tests/test_z.py",
+        'from docpact import claim\n\n\n@claim("sum-one")\ndef test_two():\n    pass\n\n\n'
+        '@claim("sum-one")\ndef test_three():\n    pass\n',
+    )
+    status, out, _ = run(capsys, "check", "--select", "DP015")
+    assert (status, out) == (
+        1,
+        [
+            f"{PROPS}:7: DP015 property test_sum has reviewed='abc', not TEXT/CODE with 12 hex "
+            f"digits each: {AGAIN} sum-one",
+            f"{PROPS}:12: DP015 property test_mean was never reviewed against claim mean-holds "
+            f"({PAGE}:6): {AGAIN} mean-holds",
+            f"tests/test_z.py:4: DP015 property test_two was never reviewed against claim "
+            f"sum-one ({PAGE}:3): {AGAIN} sum-one",
+            f"tests/test_z.py:9: DP015 property test_three was never reviewed against claim "
+            f"sum-one ({PAGE}:3): {AGAIN} sum-one",
+        ],
+    )
+
+
+def test_claims_prints_the_findings_of_rules_dp012_to_dp014(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A malformed marker, an unbound claim, a binding to no claim: each finding is printed."""
+    replace(
+        reviewed,
+        PAGE,
+        "# Page\n",
+        "# Page\n\n<!-- docpact: claim Bad -->\nBad.\n\n<!-- docpact: claim unbound -->\nText.\n",
+    )
+    write(
+        reviewed,
+        "tests/test_gone.py",
+        'import docpact\n\n\n@docpact.claim("gone")\ndef test_gone():\n    pass\n',
+    )
+    assert run(capsys, "claims") == (
+        1,
+        [
+            f"{PAGE}:6: unbound: no property",
+            f"{PAGE}:9: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
+            f"{PAGE}:12: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+            f"{PAGE}:3: DP012 claim ID 'Bad' is not a valid name: lowercase letters and digits "
+            "in words joined by single hyphens, starting with a letter (mass-per-rollout)",
+            f"{PAGE}:6: DP013 claim unbound has no property: decorate the test that checks it, "
+            'in tests, with @docpact.claim("unbound"), then run docpact claims --update',
+            "tests/test_gone.py:4: DP014 property test_gone is bound to claim gone, which no "
+            f"claims page has ({PAGE}): mark its claim with <!-- docpact: claim gone -->, or "
+            "remove the binding",
+        ],
+        "",
+    )
+
+
+def test_a_reviewed_value_with_two_slashes_has_its_code_after_the_first(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`TEXT/CODE/x` keeps the claim's text as reviewed and reads `CODE/x` as a changed code."""
+    text = (reviewed / PROPS).read_text(encoding="utf-8")
+    old = text.split('reviewed="')[1].split('"')[0]
+    replace(reviewed, PROPS, f'"{old}"', f'"{old}/x"')
+    status, out, _ = run(capsys, "claims")
+    assert (status, out[0]) == (
+        1,
+        f"{PAGE}:3: sum-one: code changed: {PROPS}:7 test_sum (session tests)",
+    )
+
+
+def test_claims_reads_an_empty_pyproject_option_as_the_current_folder(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "claims", "--pyproject", "") == (
+        2,
+        [],
+        ".: error: cannot be read: Is a directory\n",
+    )
+
+
+def test_update_of_an_id_on_pages_without_claims_says_there_are_none(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(project, PAGE, "# Page\n")
+    assert run(capsys, "claims", "--update", "gone") == (
+        2,
+        [],
+        "error: no claim gone on the claims pages (claims: none)\n",
+    )
+
+
+def test_update_writes_a_file_of_mixed_line_endings_with_newlines(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file whose lines end in both CRLF and LF is written back with LF only."""
+    (project / PROPS).write_bytes(PROPS_TEXT.replace("\n", "\r\n", 1).encode("utf-8"))
+    status, out, _ = run(capsys, "claims", "--update")
+    [binding_sum, binding_mean] = [
+        line.rsplit(" -> ", 1)[1] for line in out if "re-approved " in line
+    ]
+    assert status == 0
+    assert (project / PROPS).read_bytes().decode("utf-8") == PROPS_TEXT.replace(
+        '@docpact.claim("sum-one")', f'@docpact.claim("sum-one", reviewed="{binding_sum}")'
+    ).replace('session="tests",', f'session="tests", reviewed="{binding_mean}",')
+
+
+def test_update_rewrites_a_later_binding_after_an_earlier_one_shrinks_by_lines(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `reviewed` string over two lines made one does not move the later binding's edit."""
+    before = (
+        "import docpact\n\n\n"
+        '@docpact.claim(\n    "sum-one",\n    reviewed=(\n        "000000000000/"\n'
+        '        "000000000000"\n    ),\n)\ndef test_sum():\n    pass\n\n\n'
+        '@docpact.claim("mean-holds")\ndef test_mean():\n    pass\n'
+    )
+    write(project, PROPS, before)
+    status, out, _ = run(capsys, "claims", "--update")
+    [binding_sum, binding_mean] = [
+        line.rsplit(" -> ", 1)[1] for line in out if "re-approved " in line
+    ]
+    assert status == 0
+    assert (project / PROPS).read_text(encoding="utf-8") == before.replace(
+        '"000000000000/"\n        "000000000000"', f'"{binding_sum}"'
+    ).replace('claim("mean-holds")', f'claim("mean-holds", reviewed="{binding_mean}")')
+
+
+def test_update_of_a_file_that_cannot_be_written_exits_2_naming_it(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(self: Path, *args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "write_text", refuse)
+    assert run(capsys, "claims", "--update") == (
+        2,
+        [],
+        f"{PROPS}: error: cannot write the reviewed fingerprints: Permission denied\n",
+    )
+
+
+def split_properties(root: Path) -> None:
+    """Move `test_mean` out of the properties file into a file of its own."""
+    sum_only, _, mean = PROPS_TEXT.partition("\n\n\n@docpact.claim(\n")
+    write(root, PROPS, sum_only + "\n")
+    write(root, "tests/test_mean.py", "import docpact\n\n\n@docpact.claim(\n" + mean)
+
+
+def fake_ruff(tmp_path: Path, *, fails: bool) -> tuple[str, Path]:
+    """An executable standing in for ruff that logs its folder and arguments as JSON lines."""
+    log = tmp_path / "ruff.log"
+    script = tmp_path / "bin" / "ruff"
+    script.parent.mkdir()
+    script.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"with open({str(log)!r}, 'a') as f:\n"
+        "    f.write(json.dumps([os.getcwd(), sys.argv[1:]]) + '\\n')\n"
+        + ("sys.stderr.write('  boom  \\n')\nsys.exit(1)\n" if fails else ""),
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return str(script), log
+
+
+def test_update_runs_ruff_format_quietly_in_the_project_root_on_the_files_written(
+    project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ruff, log = fake_ruff(tmp_path, fails=False)
+    monkeypatch.setattr(_review, "_ruff", lambda: ruff)
+    monkeypatch.chdir(tmp_path)
+    pyproject = str(project / "pyproject.toml")
+    status, out, err = run(capsys, "claims", "--update", "--pyproject", pyproject)
+    assert (status, out[2], err) == (0, "2 re-approved", "")
+    assert log.read_text(encoding="utf-8").splitlines() == [
+        json.dumps([str(project), ["format", "--quiet", PROPS]])
+    ]
+
+
+def test_update_exits_2_when_ruff_format_fails_naming_the_files(
+    project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    split_properties(project)
+    ruff, log = fake_ruff(tmp_path, fails=True)
+    monkeypatch.setattr(_review, "_ruff", lambda: ruff)
+    assert run(capsys, "claims", "--update") == (
+        2,
+        [],
+        f"tests/test_mean.py, {PROPS}: error: ruff format failed: boom\n",
+    )
+    assert log.read_text(encoding="utf-8").splitlines() == [
+        json.dumps([str(project), ["format", "--quiet", "tests/test_mean.py", PROPS]])
+    ]
+
+
+def test_update_without_ruff_names_every_file_left_unformatted(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    split_properties(project)
+    status, out, _ = run(capsys, "claims", "--update")
+    assert (status, out[0]) == (
+        0,
+        f"ruff is not installed: tests/test_mean.py, {PROPS} written without formatting; run "
+        "ruff format on it",
+    )
+
+
+def test_ruff_is_looked_up_on_the_path_without_the_ruff_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "ruff.__main__", None)
+    monkeypatch.setattr(shutil, "which", lambda name: f"/path/{name}")
+    assert _review._ruff() == "/path/ruff"
+
+
+def test_ruff_is_the_packages_binary_else_looked_up_on_the_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`ruff.__main__.find_ruff_bin` names the binary; when it finds none, the PATH does."""
+    package = types.ModuleType("ruff.__main__")
+    package.find_ruff_bin = lambda: Path("/venv/bin/ruff")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ruff.__main__", package)
+    monkeypatch.setattr(shutil, "which", lambda name: f"/path/{name}")
+    assert _review._ruff() == "/venv/bin/ruff"
+
+    def missing() -> Path:
+        raise FileNotFoundError
+
+    package.find_ruff_bin = missing  # type: ignore[attr-defined]
+    assert _review._ruff() == "/path/ruff"

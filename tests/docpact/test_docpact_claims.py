@@ -146,7 +146,12 @@ def test_a_fingerprint_is_twelve_hex_digits_of_the_sha256() -> None:
 
 
 @given(
-    words=st.lists(st.text("abcXYZ.,`$", min_size=1, max_size=8), min_size=1, max_size=20),
+    # A word opening with ``` at the start of a wrapped line is a fence, which ends the claim.
+    words=st.lists(
+        st.text("abcXYZ.,`$", min_size=1, max_size=8).filter(lambda w: not w.startswith("```")),
+        min_size=1,
+        max_size=20,
+    ),
     breaks=st.lists(st.sampled_from([" ", "  ", "\n", " \n  ", "\t"]), min_size=20, max_size=20),
 )
 def test_rewrapping_a_claim_never_changes_its_fingerprint(
@@ -383,3 +388,100 @@ def test_lines_are_numbered_at_line_breaks_only() -> None:
     for odd in ("\f", "\u2028", "\x85"):
         page = read_page(f"x{odd}y\n\n<!-- docpact: claim foo -->\nIt holds.\n")
         assert [(b.line, b.first, b.last) for b in page.claims] == [(3, 4, 4)], repr(odd)
+
+
+def test_a_problem_marker_does_not_stop_the_reading_of_the_markers_after_it() -> None:
+    """A claim after an unknown directive, a marker not alone, no reason or no block is read."""
+    page = (
+        "<!-- docpact: claims x -->\nText.\n\n"
+        "Text <!-- docpact: claim a -->\n\n"
+        "<!-- docpact: not-a-claim -->\nText.\n\n"
+        "<!-- docpact: claim b -->\n## Heading\n\n"
+        "<!-- docpact: claim c -->\nClaim.\n"
+    )
+    read = read_page(page)
+    assert [line for line, _ in read.problems] == [1, 4, 6, 9]
+    assert [(b.argument, b.line, b.first, b.last) for b in read.blocks] == [("c", 12, 13, 13)]
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        ("<!-- docpact: claim a -->\nOne", [("claim", "a", 1, 2, 2, "One")]),
+        ("<!-- docpact: claim a -->\nOne\ntwo", [("claim", "a", 1, 2, 3, "One two")]),
+    ],
+    ids=["one line", "two lines"],
+)
+def test_a_paragraph_at_the_end_of_a_page_without_a_final_newline_is_read_to_its_end(
+    page: str, expected: list[tuple[str, str, int, int, int, str]]
+) -> None:
+    assert spans(page) == expected
+
+
+def test_a_setext_underline_on_the_last_line_without_a_final_newline_is_a_heading() -> None:
+    assert problems("<!-- docpact: claim a -->\nTitle\n---") == [
+        (1, FOLLOWED_BY_NOTHING.format("a"))
+    ]
+
+
+def test_an_admonition_without_a_body_is_its_first_line() -> None:
+    page = '<!-- docpact: claim a -->\n!!! note "Title"\n\nAfter.\n'
+    assert spans(page) == [("claim", "a", 1, 2, 2, '!!! note "Title"')]
+
+
+def test_tabs_indent_an_admonitions_body_to_the_next_multiple_of_four_columns() -> None:
+    """A tab-indented admonition's body holds lines indented eight columns, not seven."""
+    page = "- item\n\n\t<!-- docpact: claim a -->\n\t!!! note\n\t\tBody.\n\t   Lazy.\n"
+    assert spans(page) == [("claim", "a", 3, 4, 5, "!!! note Body.")]
+
+
+def test_tabs_count_to_four_columns_where_a_heading_is_looked_for() -> None:
+    """Past a list item's four columns, a tab and three spaces before `#` leave a heading."""
+    marker = "- item\n\n    <!-- docpact: claim a -->\n"
+    assert spans(marker + "    Text\n\t   # Head\n") == [("claim", "a", 3, 4, 4, "Text")]
+    assert problems(marker + "\t   # Head\n") == [(3, FOLLOWED_BY_NOTHING.format("a"))]
+    assert problems(marker + "    Title\n\t---\n") == [(3, FOLLOWED_BY_NOTHING.format("a"))]
+
+
+def test_an_indented_comment_after_a_marker_is_no_block() -> None:
+    assert problems("<!-- docpact: claim a -->\n  <!-- a note -->\n") == [
+        (1, FOLLOWED_BY_NOTHING.format("a"))
+    ]
+
+
+@pytest.mark.parametrize("first", ["X <!-- a note -->", "\u00a0<!-- a note --> X"])
+def test_a_paragraph_with_text_before_its_comment_is_a_claim_block(first: str) -> None:
+    """Only spaces and tabs before `<!--` make a comment line; a letter or a no-break space not."""
+    assert spans(f"<!-- docpact: claim a -->\n{first}\n") == [
+        ("claim", "a", 1, 2, 2, normalized(first))
+    ]
+
+
+def test_display_math_delimiters_followed_by_spaces_still_open_and_close() -> None:
+    """`$$ x $$  ` is one line of math and `$$ ` closes a block: the prose after them stays."""
+    text = "$$ x $$  \nnever\n\n$$\ny\n$$ \nalways\n"
+    assert visible_prose(text) == {2: "never", 7: "always"}
+
+
+def test_a_starred_word_matches_only_words_starting_with_all_of_it() -> None:
+    assert words_pattern(("cancel*",)).findall("cancer cance cancels cancel") == [
+        "cancels",
+        "cancel",
+    ]
+
+
+def test_a_line_of_three_dollars_opens_and_closes_display_math() -> None:
+    """`$$$` starts and ends with `$$`: it is a one-line block, and the prose after it stays."""
+    assert visible_prose("$$$\nnever\n") == {2: "never"}
+
+
+def test_a_code_span_after_docpact_in_an_unclosed_comment_is_not_the_directive() -> None:
+    """The word after the blanked code span is read as the directive, and it is unknown."""
+    page = read_page("<!-- docpact: `claim` markers\nare described here -->\n")
+    assert page.problems == (
+        (
+            1,
+            "unknown docpact directive 'markers'; known directives: claim, config-defaults, "
+            "not-a-claim",
+        ),
+    )

@@ -213,3 +213,60 @@ def test_a_folder_named_like_the_package_in_the_current_folder_is_not_loaded(
     (tmp_path / "ratio/__init__.py").write_text('"""Not the project\'s package."""\n', "utf-8")
     monkeypatch.chdir(tmp_path)
     assert check_project(load_config(project / PYPROJECT)) == []
+
+
+CLAIMS = (
+    '[[tool.docpact.contract]]\nkind = "claims"\npages = ["docs/a.md"]\nproperties = ["tests"]\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            '"docs/a.md"',
+            '"docs/a\\u0000.md"',
+            "3: error: tool.docpact.contract[0].pages must be a non-empty list of paths inside "
+            "the project root, got ['docs/a\\x00.md']",
+        ),
+        (
+            '["tests"]',
+            '["tests", "tests"]',
+            "4: error: tool.docpact.contract[0].properties lists ['tests'] more than once; list "
+            "each once",
+        ),
+        (
+            '["tests"]\n',
+            '["tests"]\nwords = ["two words"]\n',
+            "5: error: tool.docpact.contract[0].words must be a list of words, each letters, "
+            "optionally ending in * to match longer words too, got ['two words']",
+        ),
+    ],
+    ids=["null byte", "twice", "two words"],
+)
+def test_a_malformed_claims_contract_is_exactly_its_line_and_message(
+    here: Path, old: str, new: str, message: str
+) -> None:
+    assert error_of(here, CLAIMS.replace(old, new)) == f"{PYPROJECT}:{message}"
+
+
+def test_claim_words_may_be_capitalized_and_starred(here: Path) -> None:
+    (here / PYPROJECT).write_text(f'{CLAIMS}words = ["Never", "Guarantee*"]\n', "utf-8")
+    [contract] = load_config(here / PYPROJECT).contracts
+    assert contract.words == ("Never", "Guarantee*")
+
+
+def test_a_config_defaults_block_after_a_claim_marker_is_collected(tmp_path: Path) -> None:
+    """Claim markers are skipped, not the end of the page's config-defaults blocks."""
+    from sybil import Document
+
+    from docpact.sybil import ConfigDefaultsParser
+
+    page = (
+        "<!-- docpact: claim a -->\nThe claim.\n\n<!-- docpact: config-defaults d.yaml -->\n"
+        "```yaml\nx: 1\n```\n"
+    )
+    regions = list(ConfigDefaultsParser(tmp_path)(Document(page, str(tmp_path / "page.md"))))
+    assert [(r.start, r.parsed.file, r.parsed.source) for r in regions] == [
+        (page.index("<!-- docpact: config"), "d.yaml", "x: 1\n")
+    ]
