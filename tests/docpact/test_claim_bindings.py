@@ -1016,3 +1016,21 @@ def test_every_import_of_a_local_module_is_followed(tmp_path: Path) -> None:
     before = _fingerprint_of(tmp_path, files)
     files["tests/strategies.py"] = strategies.replace("return 2", "return 3")
     assert _fingerprint_of(tmp_path, files) != before
+
+
+def test_an_import_of_names_already_followed_does_not_stop_the_next_imports(
+    tmp_path: Path,
+) -> None:
+    """After a repeated `from s import a`, a later `from t import c` is still followed."""
+    prop = (
+        "from docpact import claim\nfrom s import a\nfrom s import a\nfrom t import c\n\n\n"
+        '@claim("c")\ndef test_c():\n    assert a() + c()\n'
+    )
+    files = {
+        "tests/test_c.py": prop,
+        "tests/s.py": "def a():\n    return 1\n",
+        "tests/t.py": "def c():\n    return 2\n",
+    }
+    before = _fingerprint_of(tmp_path, files)
+    files["tests/t.py"] = "def c():\n    return 3\n"
+    assert _fingerprint_of(tmp_path, files) != before
