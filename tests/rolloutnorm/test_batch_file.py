@@ -208,6 +208,15 @@ BAD_TEXT = [
      "2: drop must be true or false (or 1 or 0), got 'yes'"),
     ("batch.csv", "rollout_id,response_tokens\n", "the batch is empty: it holds no row"),
     ("batch.csv", "", "the batch is empty: it holds no row"),
+    ("batch.csv", "rollout_id,response_tokens\na,99999999999999999999999\n",
+     "2: response_tokens must be an int from 0 to 2147483648, got 99999999999999999999999"),
+    ("batch.jsonl",
+     '{"rollout_id": "a", "response_tokens": 1} {"rollout_id": "b", "response_tokens": 1}\n',
+     "1: not valid JSON: Extra data (column 43)"),
+    ("batch.jsonl", '{"rollout_id": "a",\n"response_tokens": 1}\n',
+     "1: not valid JSON: Expecting property name enclosed in double quotes (column 20)"),
+    ("batch.jsonl", '{"rollout_id": "a", "response_tokens": 3, "response_tokens": 5}\n',
+     "1: the field 'response_tokens' is given twice"),
 ]  # fmt: skip
 
 
@@ -401,3 +410,25 @@ def test_pyarrow_and_the_line_reader_agree(tmp_path, monkeypatch, rows, grouped,
             assert (ours is None) == (theirs is None)
             if ours is not None:
                 assert list(ours) == list(theirs)
+
+
+def test_a_column_of_nulls_reads_as_absent_with_either_reader(tmp_path, reader):
+    """`"drop": null` on every row is no drop, with pyarrow as with the line reader."""
+    path = tmp_path / "batch.jsonl"
+    path.write_text('{"rollout_id": "a", "response_tokens": 1, "drop": null}\n', "utf-8")
+    batch = read_batch(path)
+    assert batch.drop is None
+
+
+def test_an_unreadable_file_is_named_without_a_traceback(tmp_path, reader, monkeypatch):
+    """A read error (permission, I/O) is `path: cannot be read: REASON`."""
+    path = write_jsonl(tmp_path / "batch.jsonl", [{"rollout_id": "a", "response_tokens": 1}])
+
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "open", refuse)
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(RolloutNormError) as error:
+        read_batch(path)
+    assert str(error.value) == f"{path}: cannot be read: Permission denied"

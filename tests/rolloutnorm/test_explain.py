@@ -425,6 +425,7 @@ def test_a_bad_config_file_is_named(batch, capsys, content, message):
     status, out, err = run(capsys, "batch.jsonl", "--config", "verl.yaml")
     assert (status, out) == (2, "")
     assert err.startswith(message)
+    assert err.count("\n") == 1
 
 
 def test_an_empty_config_file_sets_nothing(batch, capsys):

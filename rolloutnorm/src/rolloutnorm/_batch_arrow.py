@@ -9,6 +9,7 @@ names the exact line, so that the two readers accept the same files.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,9 @@ def _pyarrow() -> Any:
     return pa, pc, pa_csv, pa_json
 
 
+_NON_BLANK = re.compile(rb"^[ \t\r\f\v]*[^\s]", re.MULTILINE)
+
+
 def _read_jsonl_columnar(path: Path) -> _Columns | None:
     """A JSON Lines file read by pyarrow, or None for the line-by-line reader to judge."""
     modules = _pyarrow()
@@ -39,11 +43,15 @@ def _read_jsonl_columnar(path: Path) -> _Columns | None:
     pa, pc, _, pa_json = modules
     try:
         table = pa_json.read_json(path)
+        # pyarrow reads two objects on one line, or one over two lines; the line reader
+        # refuses both, so a table of another row count than the lines is its to judge.
+        if table.num_rows != len(_NON_BLANK.findall(path.read_bytes())):
+            return None
+        if not set(table.column_names) <= set(FIELDS):
+            return None
+        return _arrow_columns(pa, pc, table)
     except (pa.ArrowException, OSError):
-        return None
-    if not set(table.column_names) <= set(FIELDS):
-        return None
-    return _arrow_columns(pa, pc, table)
+        return None  # e.g. a column of nulls only: the line reader says what is wrong
 
 
 def _read_csv_columnar(path: Path) -> _Columns | None:
@@ -63,6 +71,14 @@ def _read_csv_columnar(path: Path) -> _Columns | None:
         )
     except (pa.ArrowException, OSError):
         return None
+    try:
+        return _csv_columns(pa, pc, table)
+    except pa.ArrowException:
+        return None  # e.g. an int beyond int64: the line reader names the cell
+
+
+def _csv_columns(pa: Any, pc: Any, table: Any) -> _Columns | None:
+    """The columns of a CSV table read as strings, or None for the line reader to judge."""
     names = table.column_names
     if len(set(names)) < len(names) or not set(names) <= set(FIELDS) - {"response_mask"}:
         return None

@@ -27,22 +27,41 @@ _CSV_TRUE, _CSV_FALSE = ("1", "True", "TRUE", "true"), ("0", "False", "FALSE", "
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """The non-blank lines of a UTF-8 file with their numbers; a BOM on the first is dropped."""
-    with path.open("rb") as file:
-        for number, raw in enumerate(file, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as error:
-                msg = f"not UTF-8 text: {error.reason} at byte {error.start}"
-                raise _fail(path, number, msg) from None
-            if line.strip():
-                yield number, line.rstrip("\r\n")
+    try:
+        with path.open("rb") as file:
+            for number, raw in enumerate(file, start=1):
+                try:
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as error:
+                    msg = f"not UTF-8 text: {error.reason} at byte {error.start}"
+                    raise _fail(path, number, msg) from None
+                if line.strip():
+                    yield number, line.rstrip("\r\n")
+    except OSError as error:
+        raise _fail(path, None, f"cannot be read: {error.strerror}") from None
+
+
+class _Twice(Exception):
+    """A name given twice in one JSON object."""
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object's members, refusing a name given twice (json keeps the last)."""
+    row: dict[str, object] = {}
+    for name, value in pairs:
+        if name in row:
+            raise _Twice(name)
+        row[name] = value
+    return row
 
 
 def _read_jsonl(path: Path) -> _Columns:
     rows = _Rows(path)
     for number, line in _lines(path):
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=_unique)
+        except _Twice as error:
+            raise rows.fail(number, f"the field {error.args[0]!r} is given twice") from None
         except json.JSONDecodeError as error:
             raise rows.fail(number, f"not valid JSON: {error.msg} (column {error.colno})") from None
         if not isinstance(row, dict):

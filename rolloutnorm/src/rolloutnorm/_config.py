@@ -178,7 +178,8 @@ def _read_yaml(path: Path) -> object:
         msg = f"path is not UTF-8 text: {path}: {error.reason} at byte {error.start}"
         raise RolloutNormError(msg) from None
     except yaml.YAMLError as error:
-        msg = f"path is not valid YAML: {path}: {error}"
+        # One line, as every error of a user's file: PyYAML's own spans several.
+        msg = f"path is not valid YAML: {path}: {' '.join(str(error).split())}"
         raise RolloutNormError(msg) from None
 
 
