@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from docpact._config import Config, Contract
     from docpact._rule import Subject
 
-__all__ = ["CLAIMS", "DEFAULT_WORDS", "Analysis", "analyse"]
+__all__ = ["CLAIMS", "DEFAULT_WORDS", "Analysis", "analyse", "changed"]
 
 DEFAULT_WORDS = (
     "always",
@@ -185,6 +185,22 @@ def _bound_to_claims(subject: Subject) -> list[Finding]:
     return findings
 
 
+def changed(block: Block, binding: Binding) -> tuple[str, ...]:
+    """What changed since a binding's review: `text`, `code`, both, or nothing.
+
+    Args:
+        block: The claim.
+        binding: Its property, whose `reviewed` is `TEXT/CODE` (a malformed one differs in
+            both).
+
+    Returns:
+        The parts whose fingerprint is not the one recorded, in that order.
+    """
+    text, _, code = binding.reviewed.partition("/")
+    pairs = (("text", text, block.fingerprint), ("code", code, binding.code))
+    return tuple(what for what, recorded, now in pairs if recorded != now)
+
+
 def _reviewed(subject: Subject) -> list[Finding]:
     analysis = subject.claims
     findings = []
@@ -207,14 +223,14 @@ def _reviewed(subject: Subject) -> list[Finding]:
                 )
                 findings.append(Finding(binding.path, binding.line, "DP015", message))
                 continue
-            text, code = binding.reviewed.split("/")
-            if text != block.fingerprint:
+            stale = changed(block, binding)
+            if "text" in stale:
                 message = (
                     f"claim {block.argument} changed since its property {binding.function} "
                     f"({property_at}) was reviewed against it: {again}"
                 )
                 findings.append(Finding(page, block.line, "DP015", message))
-            if code != binding.code:
+            if "code" in stale:
                 message = (
                     f"property {binding.function} changed since it was reviewed against "
                     f"claim {block.argument} ({claim_at}): {again}"

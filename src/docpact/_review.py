@@ -21,8 +21,6 @@ from docpact._bindings import source_lines
 from docpact._errors import DocpactError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from docpact._bindings import Binding
     from docpact._claims_kind import Analysis
     from docpact._config import Config
@@ -49,13 +47,13 @@ class Review:
     new: str
 
 
-def reviews(analyses: Sequence[Analysis], ids: tuple[str, ...] = ()) -> list[Review]:
+def reviews(analysis: Analysis, ids: tuple[str, ...] = ()) -> list[Review]:
     """The bindings whose recorded fingerprints differ from their claim and code now.
 
     Only claims with exactly one property are re-approved; the others are DP013 findings.
 
     Args:
-        analyses: The claims contracts, read.
+        analysis: The project's claims contract, read.
         ids: The claim IDs to re-approve; every claim when empty.
 
     Returns:
@@ -64,17 +62,13 @@ def reviews(analyses: Sequence[Analysis], ids: tuple[str, ...] = ()) -> list[Rev
     Raises:
         DocpactError: When an ID in `ids` is no claim of the pages.
     """
-    claims = {
-        block.argument: (analysis, page, block)
-        for analysis in analyses
-        for page, block in analysis.claims
-    }
+    claims = {block.argument: (page, block) for page, block in analysis.claims}
     if unknown := [claim_id for claim_id in ids if claim_id not in claims]:
         known = ", ".join(sorted(claims)) or "none"
         msg = f"error: no claim {', '.join(unknown)} on the claims pages (claims: {known})"
         raise DocpactError(msg)
     found = []
-    for claim_id, (analysis, page, block) in claims.items():
+    for claim_id, (page, block) in claims.items():
         bound = analysis.bound(claim_id)
         if (ids and claim_id not in ids) or len(bound) != 1:
             continue
