@@ -18,9 +18,9 @@ from pathlib import Path
 import torch
 
 from rolloutnorm import load_config
-from rolloutnorm._batch_file import read_batch
-from rolloutnorm._explain import explain
-from rolloutnorm._explain_json import render_json
+from rolloutnorm._explain.explanation import explain
+from rolloutnorm._explain.read import read_batch
+from rolloutnorm._explain.schema import render_json
 
 # The same pinning as the normalization's benchmark, which explains it.
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rolloutnorm import RolloutNormError
-from rolloutnorm._batch_file import read_batch
+from rolloutnorm._explain.read import read_batch
 
 PYARROW = ("pyarrow", "pyarrow.compute", "pyarrow.csv", "pyarrow.json")
 LINE_READER = "the standard library"
@@ -357,7 +357,7 @@ def test_an_npz_mask_of_strings_is_refused(tmp_path):
 
 def test_a_mask_too_big_to_hold_is_refused(tmp_path, monkeypatch):
     """A batch whose mask would exceed the slot limit fails before anything is allocated."""
-    monkeypatch.setattr("rolloutnorm._batch_file.MAX_MASK_SLOTS", 10)
+    monkeypatch.setattr("rolloutnorm._explain.read.MAX_MASK_SLOTS", 10)
     path = write_jsonl(tmp_path / "batch.jsonl", [{"rollout_id": "a", "response_tokens": 6}] * 2)
     with pytest.raises(RolloutNormError) as error:
         read_batch(path)

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from rolloutnorm.__main__ import get_parser, main
-from rolloutnorm._explain_json import load_schema
+from rolloutnorm._explain.schema import load_schema
 
 # The docs page's batch: A in rows of 50 and 100 tokens, B in three rows of 30, C in one of 40.
 DOCS_BATCH = (

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from oracle import per_row_loop
 from rolloutnorm.__main__ import main
-from rolloutnorm._explain_json import load_schema
+from rolloutnorm._explain.schema import load_schema
 
 
 @st.composite

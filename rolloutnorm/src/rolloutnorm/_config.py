@@ -17,11 +17,20 @@ from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._loss import PolicyLossConfig
 
-__all__ = ["RolloutNormConfig", "load_config"]
+__all__ = [
+    "KEYS",
+    "LOSS_MODE",
+    "RolloutNormConfig",
+    "field_for",
+    "flatten",
+    "load_config",
+    "read_yaml",
+]
 
 LOSS_MODE = "per_rollout_mean"
 
-_KEYS = {
+# The dotted key that each field of RolloutNormConfig is read from.
+KEYS = {
     "loss_mode": "actor_rollout_ref.actor.policy_loss.loss_mode",
     "ppo_mini_batch_size": "actor_rollout_ref.actor.ppo_mini_batch_size",
     "ppo_epochs": "actor_rollout_ref.actor.ppo_epochs",
@@ -32,7 +41,7 @@ _KEYS = {
     "max_ppo_update_times": "rolloutnorm.max_ppo_update_times",
     "retention_seed": "rolloutnorm.retention_seed",
 }
-_FIELD_BY_KEY = {key: field for field, key in _KEYS.items()}
+_FIELD_BY_KEY = {key: field for field, key in KEYS.items()}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -81,19 +90,19 @@ class RolloutNormConfig:
 
     def __post_init__(self) -> None:
         if self.loss_mode != LOSS_MODE:
-            msg = f"{_KEYS['loss_mode']} must be {LOSS_MODE!r}, got {self.loss_mode!r}"
+            msg = f"{KEYS['loss_mode']} must be {LOSS_MODE!r}, got {self.loss_mode!r}"
             raise RolloutNormError(msg)
         for field in ("ppo_mini_batch_size", "ppo_epochs", "rollout_n", "retention_seed"):
             minimum = 0 if field == "retention_seed" else 1
-            value = as_count(getattr(self, field), _KEYS[field], minimum=minimum)
+            value = as_count(getattr(self, field), KEYS[field], minimum=minimum)
             object.__setattr__(self, field, value)
         if self.max_ppo_update_times is not None:
-            value = as_count(self.max_ppo_update_times, _KEYS["max_ppo_update_times"])
+            value = as_count(self.max_ppo_update_times, KEYS["max_ppo_update_times"])
             object.__setattr__(self, "max_ppo_update_times", value)
         for field in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c"):
             value = getattr(self, field)
             if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-                msg = f"{_KEYS[field]} must be a number, got {type(value).__name__} {value!r}"
+                msg = f"{KEYS[field]} must be a number, got {type(value).__name__} {value!r}"
                 raise RolloutNormError(msg)
             object.__setattr__(self, field, float(value))
         try:
@@ -159,16 +168,17 @@ def load_config(
         (4, None)
     """
     text = importlib.resources.files("rolloutnorm").joinpath("config.yaml").read_text("utf-8")
-    values = _flatten(yaml.safe_load(text), source="config.yaml")
+    values = flatten(yaml.safe_load(text), source="config.yaml")
     if path is not None:
-        values.update(_flatten(_read_yaml(Path(path)), source=str(path)))
+        values.update(flatten(read_yaml(Path(path)), source=str(path)))
     for key, value in (overrides or {}).items():
-        _field(key, source="overrides")
+        field_for(key, source="overrides")
         values[key] = value
     return RolloutNormConfig(**{_FIELD_BY_KEY[key]: value for key, value in values.items()})
 
 
-def _read_yaml(path: Path) -> object:
+def read_yaml(path: Path) -> object:
+    """A user's YAML file, parsed; a file that cannot be read, or is not YAML, is one line."""
     try:
         return yaml.safe_load(path.read_text("utf-8"))
     except OSError as error:
@@ -183,27 +193,59 @@ def _read_yaml(path: Path) -> object:
         raise RolloutNormError(msg) from None
 
 
-def _flatten(tree: object, *, source: str, prefix: str = "") -> dict[str, Any]:
-    if tree is None:
-        return {}  # an empty file or an empty section sets nothing
-    if not isinstance(tree, Mapping):
-        msg = f"{prefix.rstrip('.') or 'the top level'} in {source} must be a mapping"
-        raise RolloutNormError(msg)
+def flatten(
+    tree: object, *, source: str | None = None, ignored: list[str] | None = None
+) -> dict[str, Any]:
+    """The values of the keys rolloutnorm reads out of a parsed YAML tree, by dotted key.
+
+    An empty file or section (None) sets nothing. ``load_config`` takes rolloutnorm's keys
+    only; ``rolloutnorm explain --config`` takes a whole trainer config through ``ignored``.
+
+    Args:
+        tree: The parsed YAML.
+        source: The file, named in a message as ``KEY in SOURCE``; None for a caller that
+            names it itself.
+        ignored: None: any other key is an error. A list: the other keys are appended to
+            it, in order, but those of the ``rolloutnorm`` section, rolloutnorm's own.
+
+    Returns:
+        The values, in the order of the tree.
+
+    Raises:
+        RolloutNormError: If a section is not a mapping or a key is not one rolloutnorm
+            reads; the message names the key.
+    """
     values: dict[str, Any] = {}
-    for name, value in tree.items():
-        key = f"{prefix}{name}"
-        if key in _FIELD_BY_KEY:
-            values[key] = value
-        elif any(known.startswith(f"{key}.") for known in _FIELD_BY_KEY):
-            values.update(_flatten(value, source=source, prefix=f"{key}."))
-        else:
-            _field(key, source=source)
+
+    def walk(node: object, prefix: str) -> None:
+        if node is None:
+            return
+        if not isinstance(node, Mapping):
+            msg = f"{_named(prefix.rstrip('.') or 'the top level', source)} must be a mapping"
+            raise RolloutNormError(msg)
+        for name, value in node.items():
+            key = f"{prefix}{name}"
+            if key in _FIELD_BY_KEY:
+                values[key] = value
+            elif any(known.startswith(f"{key}.") for known in _FIELD_BY_KEY):
+                walk(value, f"{key}.")
+            elif ignored is not None and key.split(".")[0] != "rolloutnorm":
+                ignored.append(key)
+            else:
+                field_for(key, source=source)
+
+    walk(tree, "")
     return values
 
 
-def _field(key: str, *, source: str) -> str:
+def field_for(key: str, *, source: str | None = None) -> str:
+    """The field of `RolloutNormConfig` that a dotted key sets; an unknown key is an error."""
     if key not in _FIELD_BY_KEY:
-        known = ", ".join(_KEYS.values())
-        msg = f"{key} in {source} is not a key rolloutnorm reads; known keys: {known}"
+        known = ", ".join(KEYS.values())
+        msg = f"{_named(key, source)} is not a key rolloutnorm reads; known keys: {known}"
         raise RolloutNormError(msg)
     return _FIELD_BY_KEY[key]
+
+
+def _named(subject: str, source: str | None) -> str:
+    return subject if source is None else f"{subject} in {source}"

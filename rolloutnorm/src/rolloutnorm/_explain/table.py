@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from rolloutnorm._explain import Explanation
+from rolloutnorm._explain.explanation import Explanation
 from rolloutnorm._report import _fraction
 
 __all__ = ["render_markdown", "render_table"]

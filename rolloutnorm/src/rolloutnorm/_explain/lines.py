@@ -4,7 +4,7 @@
 They read what pyarrow cannot or will not, so an error names the exact line. Both decode
 the file as UTF-8 line by line first; a JSON Lines row is parsed by ``json`` and a CSV row
 by ``csv``, its cells converted to the values JSON would give, and every row is checked by
-``_Rows``. The CSV number patterns here are the grammar pyarrow's reader is held to as well.
+``Rows``. The CSV number patterns here are the grammar pyarrow's reader is held to as well.
 """
 
 from __future__ import annotations
@@ -16,13 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rolloutnorm._batch_data import MAX_MASK_SLOTS, _Columns, _fail
-from rolloutnorm._batch_rows import FIELDS, _json_name, _Rows
+from rolloutnorm._explain.batch import MAX_MASK_SLOTS, Columns, fail
+from rolloutnorm._explain.rows import FIELDS, Rows, json_name
+
+__all__ = ["CSV_FALSE", "CSV_FLOAT", "CSV_INT", "CSV_TRUE", "read_csv", "read_jsonl"]
 
 # CSV numbers as both readers parse them: pyarrow's own parsers accept more (hex, underscores).
-_CSV_INT = r"\s*[0-9]+\s*"
-_CSV_FLOAT = r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*"
-_CSV_TRUE, _CSV_FALSE = ("1", "True", "TRUE", "true"), ("0", "False", "FALSE", "false", "")
+CSV_INT = r"\s*[0-9]+\s*"
+CSV_FLOAT = r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*"
+CSV_TRUE, CSV_FALSE = ("1", "True", "TRUE", "true"), ("0", "False", "FALSE", "false", "")
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -34,11 +36,11 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                     line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as error:
                     msg = f"not UTF-8 text: {error.reason} at byte {error.start}"
-                    raise _fail(path, number, msg) from None
+                    raise fail(path, number, msg) from None
                 if line.strip():
                     yield number, line.rstrip("\r\n")
     except OSError as error:
-        raise _fail(path, None, f"cannot be read: {error.strerror}") from None
+        raise fail(path, None, f"cannot be read: {error.strerror}") from None
 
 
 class _Twice(Exception):
@@ -55,8 +57,9 @@ def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return row
 
 
-def _read_jsonl(path: Path) -> _Columns:
-    rows = _Rows(path)
+def read_jsonl(path: Path) -> Columns:
+    """A JSON Lines file read line by line, every row checked; a fault names its line."""
+    rows = Rows(path)
     for number, line in _lines(path):
         try:
             row = json.loads(line, object_pairs_hook=_unique)
@@ -65,7 +68,7 @@ def _read_jsonl(path: Path) -> _Columns:
         except json.JSONDecodeError as error:
             raise rows.fail(number, f"not valid JSON: {error.msg} (column {error.colno})") from None
         if not isinstance(row, dict):
-            raise rows.fail(number, f"a row must be a JSON object, got {_json_name(row)}")
+            raise rows.fail(number, f"a row must be a JSON object, got {json_name(row)}")
         for name in row:
             if name not in FIELDS:
                 msg = f"unknown field {name!r}; the fields are {', '.join(FIELDS)}"
@@ -74,8 +77,9 @@ def _read_jsonl(path: Path) -> _Columns:
     return rows.columns()
 
 
-def _read_csv(path: Path) -> _Columns:
-    rows = _Rows(path)
+def read_csv(path: Path) -> Columns:
+    """A CSV file read by ``csv``, every row checked; a fault names its line."""
+    rows = Rows(path)
     fields = tuple(field for field in FIELDS if field != "response_mask")
     for _ in _lines(path):
         pass  # the encoding, checked line by line: csv would fail without naming the line
@@ -105,24 +109,24 @@ def _read_csv(path: Path) -> _Columns:
     return rows.columns()
 
 
-def _csv_row(rows: _Rows, cells: dict[str, str], line: int) -> dict[str, Any]:
+def _csv_row(rows: Rows, cells: dict[str, str], line: int) -> dict[str, Any]:
     """A CSV row's cells converted as JSON would give them; an empty cell is a missing value."""
     row: dict[str, Any] = {}
     for name, cell in cells.items():
         if name == "drop":
-            if cell not in _CSV_TRUE + _CSV_FALSE:
+            if cell not in CSV_TRUE + CSV_FALSE:
                 msg = f"drop must be true or false (or 1 or 0), got {cell!r}"
                 raise rows.fail(line, msg)
-            row[name] = cell in _CSV_TRUE
+            row[name] = cell in CSV_TRUE
         elif cell == "":
             continue
         elif name == "response_tokens":
-            if not re.fullmatch(_CSV_INT, cell):
+            if not re.fullmatch(CSV_INT, cell):
                 msg = f"response_tokens must be an int from 0 to {MAX_MASK_SLOTS}, got {cell!r}"
                 raise rows.fail(line, msg)
             row[name] = int(cell)
         elif name == "reward":
-            if not re.fullmatch(_CSV_FLOAT, cell):
+            if not re.fullmatch(CSV_FLOAT, cell):
                 raise rows.fail(line, f"reward must be a finite number, got {cell!r}")
             row[name] = float(cell)
         else:

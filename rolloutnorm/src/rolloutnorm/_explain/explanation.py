@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from rolloutnorm._batch_data import Batch
 from rolloutnorm._config import RolloutNormConfig
 from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._explain.batch import Batch
 from rolloutnorm._ids import encode_ids
 from rolloutnorm._normalize import check_batch
 from rolloutnorm._retention import DropReason, RetentionPlan, plan_retention

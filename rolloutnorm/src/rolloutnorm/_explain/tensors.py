@@ -14,62 +14,65 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from rolloutnorm._batch_data import Batch, _fail
 from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._explain.batch import Batch, fail
 from rolloutnorm._validate import MASK, check_layout
 
-__all__ = ["TENSORS"]
+__all__ = ["TENSORS", "load_npz", "load_pt", "read_tensors"]
 
 TENSORS = ("response_mask", "rollout_ids", "rewards", "group_ids", "drop")
 """The tensors of a .pt or .npz batch, the first two required."""
 
 
-def _load_pt(path: Path) -> object:
+def load_pt(path: Path) -> object:
+    """A .pt file's content, loaded without unpickling code."""
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch.load raises many kinds; each is the file's fault
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         msg = f"cannot be loaded safely (torch.load with weights_only=True): {first}"
-        raise _fail(path, None, msg) from None
+        raise fail(path, None, msg) from None
 
 
-def _load_npz(path: Path) -> object:
+def load_npz(path: Path) -> object:
+    """An .npz archive's arrays by name, loaded without unpickling."""
     try:
         with np.load(path, allow_pickle=False) as archive:
             return {name: archive[name] for name in archive.files}
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         msg = f"cannot be loaded safely (numpy.load with allow_pickle=False): {first}"
-        raise _fail(path, None, msg) from None
+        raise fail(path, None, msg) from None
 
 
-def _read_tensors(path: Path, data: object, reader: str) -> Batch:
+def read_tensors(path: Path, data: object, reader: str) -> Batch:
+    """The batch of a loaded tensor file, its names and its mask's layout checked."""
     if not isinstance(data, dict):
         msg = (
             f"must hold a mapping of named tensors ({', '.join(TENSORS)}), "
             f"got {type(data).__name__}"
         )
-        raise _fail(path, None, msg)
+        raise fail(path, None, msg)
     for name in data:
         if name not in TENSORS:
             msg = f"unknown tensor {name!r}; the tensors are {', '.join(TENSORS)}"
-            raise _fail(path, None, msg)
+            raise fail(path, None, msg)
     for name in ("response_mask", "rollout_ids"):
         if name not in data:
-            raise _fail(path, None, f"{name} is missing")
+            raise fail(path, None, f"{name} is missing")
     if ("rewards" in data) != ("group_ids" in data):
         given, missing = ("rewards", "group_ids") if "rewards" in data else ("group_ids", "rewards")
-        raise _fail(path, None, f"{given} needs {missing}")
+        raise fail(path, None, f"{given} needs {missing}")
     mask = data["response_mask"]
     if isinstance(mask, np.ndarray):
         if mask.dtype.kind not in "biuf":
             msg = f"{MASK} must have a bool, integer or floating dtype, got {mask.dtype}"
-            raise _fail(path, None, msg)
+            raise fail(path, None, msg)
         mask = torch.from_numpy(mask)
     try:
         check_layout({MASK: mask}, like=MASK)
     except RolloutNormError as error:
-        raise _fail(path, None, str(error)) from None
+        raise fail(path, None, str(error)) from None
     return Batch(
         response_mask=mask,
         rollout_ids=data["rollout_ids"],

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from rolloutnorm._config import _KEYS
-from rolloutnorm._explain import ALTERNATIVE, IMPLEMENTED, Explanation, significant
+from rolloutnorm._config import KEYS
+from rolloutnorm._explain.explanation import ALTERNATIVE, IMPLEMENTED, Explanation, significant
 
 __all__ = ["SCHEMA", "as_data", "load_schema", "render_json"]
 
@@ -60,7 +60,7 @@ def as_data(explanation: Explanation) -> dict[str, Any]:
         "schema_version": load_schema()["version"],
         "source": explanation.source,
         "trained": plan.num_trained_rows > 0,
-        "config": {key: getattr(config, field) for field, key in _KEYS.items()},
+        "config": {key: getattr(config, field) for field, key in KEYS.items()},
         "plan": {
             "num_rows": plan.num_rows,
             "num_trained_rows": plan.num_trained_rows,

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from rolloutnorm._errors import RolloutNormError
-from rolloutnorm._explain import ALTERNATIVE, IMPLEMENTED, Explanation
+from rolloutnorm._explain.explanation import ALTERNATIVE, IMPLEMENTED, Explanation
 
 __all__ = ["write_plot"]
 

@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from rolloutnorm._batch_data import MAX_MASK_SLOTS, _Columns
-from rolloutnorm._batch_rows import FIELDS
-from rolloutnorm._batch_text import _CSV_FALSE, _CSV_FLOAT, _CSV_INT, _CSV_TRUE
+from rolloutnorm._explain.batch import MAX_MASK_SLOTS, Columns
+from rolloutnorm._explain.lines import CSV_FALSE, CSV_FLOAT, CSV_INT, CSV_TRUE
+from rolloutnorm._explain.rows import FIELDS
+
+__all__ = ["read_csv_columnar", "read_jsonl_columnar"]
 
 
 def _pyarrow() -> Any:
@@ -35,7 +37,7 @@ def _pyarrow() -> Any:
 _NON_BLANK = re.compile(rb"^[ \t\r\f\v]*[^\s]", re.MULTILINE)
 
 
-def _read_jsonl_columnar(path: Path) -> _Columns | None:
+def read_jsonl_columnar(path: Path) -> Columns | None:
     """A JSON Lines file read by pyarrow, or None for the line-by-line reader to judge."""
     modules = _pyarrow()
     if modules is None:
@@ -54,7 +56,7 @@ def _read_jsonl_columnar(path: Path) -> _Columns | None:
         return None  # e.g. a column of nulls only: the line reader says what is wrong
 
 
-def _read_csv_columnar(path: Path) -> _Columns | None:
+def read_csv_columnar(path: Path) -> Columns | None:
     """A CSV file read by pyarrow, or None for the line-by-line reader to judge."""
     modules = _pyarrow()
     if modules is None:
@@ -77,7 +79,7 @@ def _read_csv_columnar(path: Path) -> _Columns | None:
         return None  # e.g. an int beyond int64: the line reader names the cell
 
 
-def _csv_columns(pa: Any, pc: Any, table: Any) -> _Columns | None:
+def _csv_columns(pa: Any, pc: Any, table: Any) -> Columns | None:
     """The columns of a CSV table read as strings, or None for the line reader to judge."""
     names = table.column_names
     if len(set(names)) < len(names) or not set(names) <= set(FIELDS) - {"response_mask"}:
@@ -88,9 +90,9 @@ def _csv_columns(pa: Any, pc: Any, table: Any) -> _Columns | None:
     for name in names:
         column = table.column(name)
         if name == "drop":
-            if not pc.all(pc.is_in(column, pa.array(_CSV_TRUE + _CSV_FALSE))).as_py():
+            if not pc.all(pc.is_in(column, pa.array(CSV_TRUE + CSV_FALSE))).as_py():
                 return None
-            columns[name] = pc.is_in(column, pa.array(_CSV_TRUE))
+            columns[name] = pc.is_in(column, pa.array(CSV_TRUE))
             continue
         empty = pc.equal(column, "")
         if pc.all(empty).as_py():
@@ -98,7 +100,7 @@ def _csv_columns(pa: Any, pc: Any, table: Any) -> _Columns | None:
         if pc.any(empty).as_py():
             return None
         if name in {"response_tokens", "reward"}:
-            pattern = _CSV_INT if name == "response_tokens" else _CSV_FLOAT
+            pattern = CSV_INT if name == "response_tokens" else CSV_FLOAT
             if not pc.all(pc.match_substring_regex(column, f"^(?:{pattern})$")).as_py():
                 return None
             kind = pa.int64() if name == "response_tokens" else pa.float64()
@@ -107,7 +109,7 @@ def _csv_columns(pa: Any, pc: Any, table: Any) -> _Columns | None:
     return _arrow_columns(pa, pc, pa.table(columns))
 
 
-def _arrow_columns(pa: Any, pc: Any, table: Any) -> _Columns | None:
+def _arrow_columns(pa: Any, pc: Any, table: Any) -> Columns | None:
     """The columns of a pyarrow table, or None where a check of the line reader would fail."""
     names = set(table.column_names)
     if table.num_rows == 0 or "rollout_id" not in names:
@@ -170,7 +172,7 @@ def _arrow_columns(pa: Any, pc: Any, table: Any) -> _Columns | None:
             return None
         flags = column.fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
         drop = flags if flags.any() else None
-    return _Columns(
+    return Columns(
         ids=_arrow_ids(pa, ids),
         tokens=tokens,
         mask_rows=mask_rows,

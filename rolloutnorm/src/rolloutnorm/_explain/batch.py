@@ -2,8 +2,8 @@
 """What a batch file is read into: a trainer's `Batch`, or first the columns of text rows.
 
 The tensor formats give a ``Batch`` at once; the text readers, line by line or with pyarrow,
-fill ``_Columns``, which `read_batch` turns into a mask. Every reader reports a fault as
-``path:LINE: message`` (or ``path: message``) through ``_fail``, and none takes a mask of
+fill ``Columns``, which `read_batch` turns into a mask. Every reader reports a fault as
+``path:LINE: message`` (or ``path: message``) through ``fail``, and none takes a mask of
 more than ``MAX_MASK_SLOTS`` slots.
 """
 
@@ -18,7 +18,7 @@ import torch
 
 from rolloutnorm._errors import RolloutNormError
 
-__all__ = ["MAX_MASK_SLOTS", "Batch"]
+__all__ = ["MAX_MASK_SLOTS", "Batch", "Columns", "fail"]
 
 # A bigger mask than this is a batch no trainer step holds; refuse it before allocating.
 MAX_MASK_SLOTS = 2**31
@@ -51,7 +51,7 @@ class Batch:
 
 
 @dataclasses.dataclass(slots=True)
-class _Columns:
+class Columns:
     """Text rows as columns: ``tokens`` is -1 where a row gives its mask as a list."""
 
     ids: Any
@@ -64,6 +64,7 @@ class _Columns:
     drop: np.ndarray | None = None
 
 
-def _fail(path: Path, line: int | None, message: str) -> RolloutNormError:
+def fail(path: Path, line: int | None, message: str) -> RolloutNormError:
+    """The error of a fault at a line of a file, or in the file where ``line`` is None."""
     where = f"{path}:{line}" if line is not None else f"{path}"
     return RolloutNormError(f"{where}: {message}")

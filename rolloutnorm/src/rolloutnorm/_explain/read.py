@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from rolloutnorm._batch_arrow import _read_csv_columnar, _read_jsonl_columnar
-from rolloutnorm._batch_data import MAX_MASK_SLOTS, Batch, _Columns, _fail
-from rolloutnorm._batch_tensors import _load_npz, _load_pt, _read_tensors
-from rolloutnorm._batch_text import _read_csv, _read_jsonl
 from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._explain.arrow import read_csv_columnar, read_jsonl_columnar
+from rolloutnorm._explain.batch import MAX_MASK_SLOTS, Batch, Columns, fail
+from rolloutnorm._explain.lines import read_csv, read_jsonl
+from rolloutnorm._explain.tensors import load_npz, load_pt, read_tensors
 
 __all__ = ["read_batch"]
 
@@ -49,28 +49,28 @@ def read_batch(path: str | Path) -> Batch:
         msg = f"{path}: cannot be read: the file {what}"
         raise RolloutNormError(msg)
     if suffix == ".pt":
-        return _read_tensors(path, _load_pt(path), "torch")
+        return read_tensors(path, load_pt(path), "torch")
     if suffix == ".npz":
-        return _read_tensors(path, _load_npz(path), "numpy")
-    columnar = _read_jsonl_columnar if suffix == ".jsonl" else _read_csv_columnar
+        return read_tensors(path, load_npz(path), "numpy")
+    columnar = read_jsonl_columnar if suffix == ".jsonl" else read_csv_columnar
     columns, reader = columnar(path), "pyarrow"
     if columns is None:
-        columns = _read_jsonl(path) if suffix == ".jsonl" else _read_csv(path)
+        columns = read_jsonl(path) if suffix == ".jsonl" else read_csv(path)
         reader = "the standard library"
     return _text_batch(path, columns, reader)
 
 
-def _text_batch(path: Path, columns: _Columns, reader: str) -> Batch:
+def _text_batch(path: Path, columns: Columns, reader: str) -> Batch:
     num_rows = len(columns.tokens)
     if num_rows == 0:
-        raise _fail(path, None, "the batch is empty: it holds no row")
+        raise fail(path, None, "the batch is empty: it holds no row")
     width = max(int(columns.tokens.max(initial=0)), int(columns.mask_lengths.max(initial=0)), 1)
     if num_rows * width > MAX_MASK_SLOTS:
         msg = (
             f"the batch needs a mask of {num_rows} rows x {width} tokens, more than the "
             f"{MAX_MASK_SLOTS} slots explain holds"
         )
-        raise _fail(path, None, msg)
+        raise fail(path, None, msg)
     lengths = torch.from_numpy(np.maximum(columns.tokens, 0))
     mask = torch.arange(width) < lengths.unsqueeze(-1)
     row_tokens = np.maximum(columns.tokens, 0)

@@ -2,9 +2,9 @@
 """The checks of one text row, the same for JSON Lines and CSV, and the batch-wide rules.
 
 A JSON Lines row, or a CSV row with its cells converted as JSON would give them, goes
-through ``_Rows.add``: each field is checked, the first bad one named with its line, and
+through ``Rows.add``: each field is checked, the first bad one named with its line, and
 the rules that span rows (one id kind, reward and group_id on every row or on none) are
-kept as the rows come. ``_Rows.columns`` gives what was kept as ``_Columns``.
+kept as the rows come. ``Rows.columns`` gives what was kept as ``Columns``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from rolloutnorm._batch_data import MAX_MASK_SLOTS, _Columns, _fail
 from rolloutnorm._errors import RolloutNormError
+from rolloutnorm._explain.batch import MAX_MASK_SLOTS, Columns, fail
 
-__all__ = ["FIELDS"]
+__all__ = ["FIELDS", "Rows", "json_name"]
 
 FIELDS = ("rollout_id", "response_tokens", "response_mask", "reward", "group_id", "drop")
 """The fields of a JSON Lines row; a CSV row has them all but ``response_mask``."""
@@ -33,7 +33,7 @@ def _kind(value: object) -> str | None:
     return None
 
 
-def _json_name(value: object) -> str:
+def json_name(value: object) -> str:
     """The JSON name of a parsed value's type, for messages."""
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
     if value is None:
@@ -43,7 +43,7 @@ def _json_name(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-class _Rows:
+class Rows:
     """Accumulates checked rows, and the batch-wide rules (one id kind, optional columns)."""
 
     def __init__(self, path: Path) -> None:
@@ -60,12 +60,14 @@ class _Rows:
         self.grouped: tuple[bool, int] | None = None
 
     def fail(self, line: int, message: str) -> RolloutNormError:
-        return _fail(self.path, line, message)
+        """The error of a fault at a line of this file."""
+        return fail(self.path, line, message)
 
     def check_id(self, field: str, value: object, line: int) -> None:
+        """Check an id, and that it is of the kind the batch's first one is."""
         kind = _kind(value)
         if kind is None:
-            msg = f"{field} must be a string or an int, got {_json_name(value)}"
+            msg = f"{field} must be a string or an int, got {json_name(value)}"
             raise self.fail(line, msg)
         first_kind, first_line = self.first.setdefault(field, (kind, line))
         if kind != first_kind:
@@ -76,6 +78,7 @@ class _Rows:
             raise self.fail(line, msg)
 
     def check_group(self, has_reward: bool, has_group: bool, line: int) -> None:
+        """Check that reward and group_id come together, on every row or on none."""
         if has_reward != has_group:
             given, missing = ("reward", "group_id") if has_reward else ("group_id", "reward")
             raise self.fail(line, f"{given} needs {missing} on the same row")
@@ -101,18 +104,18 @@ class _Rows:
             raise self.fail(line, f"give response_tokens or response_mask, got {which}")
         if tokens is not None:
             if _kind(tokens) != "int" or not 0 <= tokens <= MAX_MASK_SLOTS:
-                what = tokens if _kind(tokens) == "int" else _json_name(tokens)
+                what = tokens if _kind(tokens) == "int" else json_name(tokens)
                 msg = f"response_tokens must be an int from 0 to {MAX_MASK_SLOTS}, got {what}"
                 raise self.fail(line, msg)
             self.tokens.append(tokens)
         else:
             if not isinstance(mask, list):
-                msg = f"response_mask must be an array of 0 and 1, got {_json_name(mask)}"
+                msg = f"response_mask must be an array of 0 and 1, got {json_name(mask)}"
                 raise self.fail(line, msg)
             for position, value in enumerate(mask):
                 if type(value) is not int or value not in (0, 1):
                     msg = (
-                        f"response_mask must hold only 0 and 1, got {_json_name(value)} "
+                        f"response_mask must hold only 0 and 1, got {json_name(value)} "
                         f"at position {position}"
                     )
                     raise self.fail(line, msg)
@@ -128,19 +131,20 @@ class _Rows:
                 or isinstance(reward, bool)
                 or not math.isfinite(reward)
             ):
-                raise self.fail(line, f"reward must be a finite number, got {_json_name(reward)}")
+                raise self.fail(line, f"reward must be a finite number, got {json_name(reward)}")
             self.check_id("group_id", group, line)
             self.rewards.append(float(reward))
             self.groups.append(group)
         drop = row.get("drop")
         if drop is not None and not isinstance(drop, bool):
-            raise self.fail(line, f"drop must be true or false, got {_json_name(drop)}")
+            raise self.fail(line, f"drop must be true or false, got {json_name(drop)}")
         self.drop.append(bool(drop))
         self.ids.append(rollout_id)
 
-    def columns(self) -> _Columns:
+    def columns(self) -> Columns:
+        """The rows kept, as columns."""
         grouped = bool(self.grouped and self.grouped[0])
-        return _Columns(
+        return Columns(
             ids=self.ids,
             tokens=np.asarray(self.tokens, dtype=np.int64),
             mask_rows=np.asarray(self.mask_rows, dtype=np.int64),
