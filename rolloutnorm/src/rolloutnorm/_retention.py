@@ -110,7 +110,8 @@ class RetentionPlan:
 
     the numbers being ``num_rows``, ``num_trained_rows``, ``update_units_per_epoch`` and the
     three ``dropped`` counts: rows, not settings. With more than one epoch, the first line
-    ends with ``update_units`` over ``ppo_epochs`` (``, 4 over 2 epochs``). When some of the
+    ends with ``update_units`` over ``ppo_epochs`` (``, 4 over 2 epochs``); with padding rows,
+    their number follows the trained rows (``8 trained + 2 padding``). When some of the
     floor and cap drops came from same-reward groups, a third line says how many
     (``  same-reward groups first: 2 of the floor and cap drops``). The summary stays this
     short at any batch size: which rows each stage dropped is in ``drop_reasons``.
@@ -130,11 +131,15 @@ class RetentionPlan:
             the number of entries with ``same_reward_group`` set.
         ppo_epochs: Passes over the trained rows in the step, each consuming every trained
             row once (``actor_rollout_ref.actor.ppo_epochs``).
+        padding_indices: Original indices of the kept rows that are padding, ascending: rows
+            a trainer added only so that the batch divides into its ranks and mini-batches.
+            They fill the mini-batches, so they count in ``update_units``, and carry no mass,
+            so they do not count in ``num_trained_rows``.
 
     Raises:
-        RolloutNormError: If ``ppo_epochs`` is not a positive int, or ``drop_reasons``
+        RolloutNormError: If ``ppo_epochs`` is not a positive int, ``drop_reasons``
             disagrees with the dropped rows, ``dropped`` or
-            ``dropped_from_same_reward_groups``.
+            ``dropped_from_same_reward_groups``, or a padding row is not kept.
     """
 
     kept_indices: tuple[int, ...]
@@ -145,9 +150,16 @@ class RetentionPlan:
     dropped_from_same_reward_groups: int = 0
     drop_reasons: Mapping[int, DropReason] = dataclasses.field(default_factory=dict)
     ppo_epochs: int = 1
+    padding_indices: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kept_indices", tuple(self.kept_indices))
+        padding = tuple(sorted(self.padding_indices))
+        object.__setattr__(self, "padding_indices", padding)
+        stray = sorted(set(padding) - set(self.kept_indices))
+        if stray:
+            msg = f"padding_indices must be kept rows: row {stray[0]!r} is not in kept_indices"
+            raise RolloutNormError(msg)
         object.__setattr__(self, "dropped", types.MappingProxyType(dict(self.dropped)))
         reasons = types.MappingProxyType(dict(sorted(self.drop_reasons.items())))
         object.__setattr__(self, "drop_reasons", reasons)
@@ -156,13 +168,19 @@ class RetentionPlan:
 
     @property
     def num_trained_rows(self) -> int:
-        """The number of rows trained on, the divisor of the per-rollout normalization."""
-        return len(self.kept_indices)
+        """The number of rows trained on, the divisor of the per-rollout normalization.
+
+        The kept rows that are not padding.
+        """
+        return len(self.kept_indices) - len(self.padding_indices)
 
     @property
     def update_units_per_epoch(self) -> int:
-        """The PPO mini-batch updates per epoch: ``num_trained_rows // mini_batch_size``."""
-        return self.num_trained_rows // self.mini_batch_size
+        """The PPO mini-batch updates per epoch: the kept rows, padding included, per mini-batch.
+
+        ``(num_trained_rows + len(padding_indices)) // mini_batch_size``.
+        """
+        return len(self.kept_indices) // self.mini_batch_size
 
     @property
     def update_units(self) -> int:
@@ -182,8 +200,9 @@ class RetentionPlan:
             f", {self.update_units} over {self.ppo_epochs} epochs" if self.ppo_epochs > 1 else ""
         )
         dropped = self.dropped
+        padding = f" + {len(self.padding_indices)} padding" if self.padding_indices else ""
         lines = [
-            f"RetentionPlan: {self.num_rows} rows -> {self.num_trained_rows} trained, "
+            f"RetentionPlan: {self.num_rows} rows -> {self.num_trained_rows} trained{padding}, "
             f"{units} update unit{'' if units == 1 else 's'} per epoch{epochs}",
             f"  dropped: {dropped['marked']} marked, {dropped['mini_batch_floor']} at the "
             f"mini-batch floor, {dropped['max_ppo_update_times']} at the update cap",
@@ -265,6 +284,7 @@ def plan_retention(
     rewards: Sequence[float] | np.ndarray | None = None,
     seed: int = 0,
     ppo_epochs: int = 1,
+    padding: Sequence[bool] | np.ndarray | None = None,
 ) -> RetentionPlan:
     """Decide which rows a PPO update trains on.
 
@@ -277,6 +297,19 @@ def plan_retention(
     other candidates. So every dropped row has one `DropReason`, and adding a cap does
     not change which rows the floor drops. Fewer candidates than one mini-batch give a plan
     with ``num_trained_rows == 0``.
+
+    Padding rows (``padding``), which a trainer adds only so that its batch divides into
+    ranks and mini-batches, are always kept and never drawn: they count towards the whole
+    mini-batches, and the floor and the cap take real rows only. They are not trained rows,
+    so ``num_trained_rows`` leaves them out. Two real rows and two padding rows make one
+    mini-batch of four, and one rollout of the two real rows:
+
+    >>> plan = plan_retention(4, mini_batch_size=4, padding=[False, False, True, True])
+    >>> plan.num_trained_rows, plan.update_units, plan.padding_indices
+    (2, 1, (2, 3))
+    >>> print(plan)
+    RetentionPlan: 4 rows -> 2 trained + 2 padding, 1 update unit per epoch
+      dropped: 0 marked, 0 at the mini-batch floor, 0 at the update cap
 
     A same-reward group carries no GRPO signal: it is decided as the trainer decides it,
     over the group's candidate rows (a lone row included), every reward being within
@@ -296,15 +329,18 @@ def plan_retention(
         seed: Non-negative seed for ``numpy.random.default_rng``; one seed, one plan.
         ppo_epochs: Passes over the trained rows in the step, a positive int; it sets
             ``update_units`` and no row.
+        padding: Per row, whether it is padding, in the forms ``drop`` takes; a padding row
+            cannot also be marked. ``None``: no row is padding.
 
     Returns:
         The plan, with kept indices ascending.
 
     Raises:
-        RolloutNormError: If an argument has the wrong type, sign or length, ``drop`` holds
-            something other than booleans, a reward is not a finite number, a group id is
-            unhashable, a bool or a float, the group ids mix kinds, or only one of
-            ``group_ids`` and ``rewards`` is given.
+        RolloutNormError: If an argument has the wrong type, sign or length, ``drop`` or
+            ``padding`` holds something other than booleans, a row is both marked and
+            padding, the padding rows outnumber the rows the floor and the cap keep, a
+            reward is not a finite number, a group id is unhashable, a bool or a float, the
+            group ids mix kinds, or only one of ``group_ids`` and ``rewards`` is given.
     """
     num_rows = as_count(num_rows, "num_rows", minimum=0)
     mini_batch_size = as_count(mini_batch_size, "mini_batch_size")
@@ -317,16 +353,14 @@ def plan_retention(
         msg = f"{missing} is required when {given} is given"
         raise RolloutNormError(msg)
 
-    marked = np.zeros(num_rows, dtype=bool)
-    if drop is not None:
-        flags = _as_row_array(drop, "drop", num_rows)
-        if flags.size and not (
-            flags.dtype == bool or (flags.dtype.kind in "iu" and np.isin(flags, (0, 1)).all())
-        ):
-            msg = f"drop must hold only booleans or the ints 0 and 1, got dtype {flags.dtype}"
-            raise RolloutNormError(msg)
-        marked = flags.astype(bool)
-    candidates = np.flatnonzero(~marked)
+    marked = _flags(drop, "drop", num_rows)
+    padded = _flags(padding, "padding", num_rows)
+    if (marked & padded).any():
+        row = int(np.flatnonzero(marked & padded)[0])
+        msg = f"drop and padding must not both mark a row: row {row} is marked and padding"
+        raise RolloutNormError(msg)
+    num_padding = int(padded.sum())
+    candidates = np.flatnonzero(~marked & ~padded)
 
     same_reward = np.zeros(num_rows, dtype=bool)
     if group_ids is not None and rewards is not None:
@@ -339,19 +373,27 @@ def plan_retention(
             ids.codes.numpy()[candidates], values[candidates].astype(float)
         )
 
-    floor_target = len(candidates) // mini_batch_size * mini_batch_size
+    # The rows kept, padding included: the floor and the cap count whole mini-batches.
+    floor_target = (len(candidates) + num_padding) // mini_batch_size * mini_batch_size
     target = floor_target
     if max_ppo_update_times is not None:
         target = min(floor_target, mini_batch_size * max_ppo_update_times)
+    if num_padding > target:
+        msg = (
+            f"padding holds {num_padding} rows, more than the {target} rows that the "
+            f"mini-batch floor and the update cap keep of {len(candidates)} real candidates"
+        )
+        raise RolloutNormError(msg)
 
     rng = np.random.default_rng(seed)
     # Per row, the index in _STAGES of the stage that dropped it, or -1 for a kept row.
     stage = np.where(marked, 0, -1).astype(np.int8)
-    stage[_draw(rng, candidates, same_reward, len(candidates) - floor_target)] = 1
-    stage[_draw(rng, np.flatnonzero(stage < 0), same_reward, floor_target - target)] = 2
+    floor_drops = len(candidates) + num_padding - floor_target
+    stage[_draw(rng, candidates, same_reward, floor_drops)] = 1
+    stage[_draw(rng, np.flatnonzero((stage < 0) & ~padded), same_reward, floor_target - target)] = 2
     rows = np.flatnonzero(stage >= 0)
     codes, same = stage[rows].tolist(), same_reward[rows].tolist()
-    counts = (num_rows - len(candidates), len(candidates) - floor_target, floor_target - target)
+    counts = (int(marked.sum()), floor_drops, floor_target - target)
     return RetentionPlan(
         kept_indices=tuple(np.flatnonzero(stage < 0).tolist()),
         num_rows=num_rows,
@@ -364,7 +406,21 @@ def plan_retention(
             for row, code, flag in zip(rows.tolist(), codes, same, strict=True)
         },
         ppo_epochs=ppo_epochs,
+        padding_indices=tuple(np.flatnonzero(padded).tolist()),
     )
+
+
+def _flags(values: Sequence[bool] | np.ndarray | None, name: str, num_rows: int) -> np.ndarray:
+    """Per row, the flag of ``values`` (booleans or the ints 0 and 1); all False for None."""
+    if values is None:
+        return np.zeros(num_rows, dtype=bool)
+    flags = _as_row_array(values, name, num_rows)
+    if flags.size and not (
+        flags.dtype == bool or (flags.dtype.kind in "iu" and np.isin(flags, (0, 1)).all())
+    ):
+        msg = f"{name} must hold only booleans or the ints 0 and 1, got dtype {flags.dtype}"
+        raise RolloutNormError(msg)
+    return flags.astype(bool)
 
 
 def _draw(

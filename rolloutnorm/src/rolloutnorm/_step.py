@@ -11,7 +11,7 @@ import torch
 
 from rolloutnorm._config import RolloutNormConfig
 from rolloutnorm._errors import RolloutNormError
-from rolloutnorm._ids import RolloutIds
+from rolloutnorm._ids import IdCodes, RolloutIds
 from rolloutnorm._normalize import encode_batch, normalize_advantages_by_rollout
 from rolloutnorm._report import MassReport, rollout_mass_report
 from rolloutnorm._retention import RetentionPlan, plan_retention
@@ -25,8 +25,8 @@ class TrainedBatch:
 
     Attributes:
         plan: Which rows were kept and why the others went.
-        advantages: The kept rows' advantages, normalized per rollout.
-        response_mask: The kept rows' response mask.
+        advantages: The kept rows' advantages, normalized per rollout; 0 on padding rows.
+        response_mask: The kept rows' response mask, padding rows' as given.
         rollout_ids: The kept rows' rollout ids, in the container type given.
 
     Examples:
@@ -56,14 +56,19 @@ class TrainedBatch:
         """Every kept rollout's normalized token mass, computed on request.
 
         The masses are those of one epoch, which every epoch repeats; the schedule over
-        all epochs is the plan's (``plan.update_units``).
+        all epochs is the plan's (``plan.update_units``). Padding rows carry no mass and
+        are left out.
 
         Returns:
-            The report for the kept rows and the plan's `num_trained_rows`.
+            The report for the kept rows that are not padding, and the plan's
+            `num_trained_rows`.
         """
-        return rollout_mass_report(
-            self.response_mask, self.rollout_ids, num_trained_rows=self.plan.num_trained_rows
-        )
+        plan, mask, ids = self.plan, self.response_mask, self.rollout_ids
+        if plan.padding_indices:
+            real = _real_positions(plan)
+            mask = mask[torch.tensor(real, dtype=torch.int64, device=mask.device)]
+            ids = _take(ids, real)
+        return rollout_mass_report(mask, ids, num_trained_rows=plan.num_trained_rows)
 
 
 def retain_and_normalize(
@@ -75,6 +80,7 @@ def retain_and_normalize(
     drop: Sequence[bool] | np.ndarray | None = None,
     group_ids: Sequence[Hashable] | np.ndarray | None = None,
     rewards: Sequence[float] | np.ndarray | None = None,
+    padding: Sequence[bool] | np.ndarray | None = None,
 ) -> TrainedBatch:
     """Plan which rows are trained, then normalize them with `num_trained_rows` = rows kept.
 
@@ -83,6 +89,34 @@ def retain_and_normalize(
     seed and the ``ppo_epochs`` of ``config`` (the plan's ``update_units`` count every
     epoch). The kept rows are then normalized with `num_trained_rows` equal to their
     number, as a trainer step does.
+
+    Padding rows, which a trainer adds so that its batch divides into ranks and
+    mini-batches (verl's V1 trainer does), are kept, get advantage 0 and are not counted:
+    the other rows are normalized as if the padding were not there. Three rows of two
+    rollouts and one padding row, in one mini-batch of four:
+
+    >>> import torch
+    >>> from rolloutnorm import load_config
+    >>> config = load_config(
+    ...     overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 4}
+    ... )
+    >>> ones = torch.ones(4, 2)
+    >>> padded = retain_and_normalize(
+    ...     ones,
+    ...     ones,
+    ...     ["a", "a", "b", "pad"],
+    ...     config=config,
+    ...     padding=[False, False, False, True],
+    ... )
+    >>> padded.plan.num_trained_rows, padded.plan.update_units
+    (3, 1)
+    >>> [round(mass, 4) for mass in padded.advantages.sum(-1).tolist()]
+    [0.1667, 0.1667, 0.3333, 0.0]
+    >>> print(padded.report())
+    rollout  rows  tokens  mass
+    a           2       4  1/3 (0.3333)
+    b           1       2  1/3 (0.3333)
+    batch: 2 rollouts over 3 trained rows, mass 2/3 (0.6667)
 
     Args:
         advantages: All rows' advantages, float, ``(rows, tokens)``.
@@ -93,6 +127,8 @@ def retain_and_normalize(
         group_ids: Per row, the prompt group id (with ``rewards``, same-reward groups
             are dropped first).
         rewards: Per row, the sequence-level reward.
+        padding: Per row, whether it is padding: kept, advantage 0, not counted in
+            `num_trained_rows` (`plan_retention`'s ``padding``).
 
     Returns:
         The kept rows, normalized, with the plan; ``report()`` gives their masses.
@@ -115,6 +151,7 @@ def retain_and_normalize(
         rewards=rewards,
         seed=config.retention_seed,
         ppo_epochs=config.ppo_epochs,
+        padding=padding,
     )
     if plan.num_trained_rows == 0:
         dropped = plan.dropped
@@ -124,7 +161,11 @@ def retain_and_normalize(
             f"{plan.mini_batch_size} rows and {dropped['max_ppo_update_times']} at the update cap"
         )
         raise RolloutNormError(msg)
-    if plan.num_trained_rows == plan.num_rows:
+    if plan.padding_indices:
+        normalized = _normalize_around_padding(advantages, response_mask, ids, plan)
+        kept = torch.tensor(plan.kept_indices, dtype=torch.int64, device=advantages.device)
+        kept_mask = response_mask[kept]
+    elif plan.num_trained_rows == plan.num_rows:
         # Every row kept: the division reads the advantages as given, since a gathered copy
         # would be a second tensor of the batch's size (128 MiB at 65,536 x 256 float64),
         # written then read once. Both outputs keep the row-major layout a gather gives.
@@ -140,6 +181,31 @@ def retain_and_normalize(
             advantages[kept], kept_mask, ids.take(kept), num_trained_rows=plan.num_trained_rows
         )
     return TrainedBatch(plan, normalized, kept_mask, _take(rollout_ids, plan.kept_indices))
+
+
+def _real_positions(plan: RetentionPlan) -> tuple[int, ...]:
+    """The positions, among the kept rows, of those that are not padding."""
+    padding = set(plan.padding_indices)
+    return tuple(at for at, row in enumerate(plan.kept_indices) if row not in padding)
+
+
+def _normalize_around_padding(
+    advantages: torch.Tensor, response_mask: torch.Tensor, ids: IdCodes, plan: RetentionPlan
+) -> torch.Tensor:
+    """The kept rows' normalized advantages, the padding rows' left at 0."""
+    positions = _real_positions(plan)
+    device = advantages.device
+    real = torch.tensor([plan.kept_indices[at] for at in positions], device=device)
+    normalized = advantages.new_zeros((len(plan.kept_indices), advantages.shape[1]))
+    normalized[torch.tensor(positions, dtype=torch.int64, device=device)] = (
+        normalize_advantages_by_rollout(
+            advantages[real],
+            response_mask[real],
+            ids.take(real),
+            num_trained_rows=plan.num_trained_rows,
+        )
+    )
+    return normalized
 
 
 def _take(rollout_ids: RolloutIds, indices: tuple[int, ...]) -> RolloutIds:
