@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from rolloutnorm import PolicyLossConfig, RolloutNormConfig, RolloutNormError, load_config
+from rolloutnorm._config import flatten
 
 # The documented YAML key of every field: the public names, not the defaults.
 KEYS = {
@@ -378,3 +379,20 @@ def test_scalar_section_is_named_as_not_a_mapping(tmp_path: Path, text: str, sec
     path = _write(tmp_path, text)
     with pytest.raises(RolloutNormError, match=rf"^{re.escape(section)} in .* must be a mapping"):
         load_config(path)
+
+
+def test_one_flattener_reads_a_whole_trainer_config_or_only_rolloutnorms_keys() -> None:
+    """The flattener lists the keys outside rolloutnorm's where asked, else refuses them."""
+    tree = {
+        "data": {"train_batch_size": 8},
+        "actor_rollout_ref": {"actor": {"ppo_mini_batch_size": 4}, "model": None},
+        "rolloutnorm": {"retention_seed": 3},
+    }
+    ignored: list[str] = []
+    assert flatten(tree, ignored=ignored) == {MINI: 4, SEED: 3}
+    assert ignored == ["data", "actor_rollout_ref.model"]
+    with pytest.raises(RolloutNormError, match=r"^data in user\.yaml is not a key rolloutnorm"):
+        flatten(tree, source="user.yaml")
+    typo = {"rolloutnorm": {"retention_sed": 3}}
+    with pytest.raises(RolloutNormError, match=r"^rolloutnorm\.retention_sed is not a key"):
+        flatten(typo, ignored=[])

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from rolloutnorm._config import field_for, flatten, load_config, read_yaml
+from rolloutnorm._config import RolloutNormConfig, field_for, flatten, load_config, read_yaml
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._explain.explanation import explain
 from rolloutnorm._explain.plot import write_plot
@@ -160,7 +160,7 @@ def _explain_batch(options: argparse.Namespace) -> str:
     return render[options.format](explanation)
 
 
-def _load_config(path: Path | None, overrides: Mapping[str, Any]) -> Any:
+def _load_config(path: Path | None, overrides: Mapping[str, Any]) -> RolloutNormConfig:
     """`load_config` on the keys rolloutnorm reads from a YAML file, then on ``--set``.
 
     The file may be a whole trainer config: the keys outside rolloutnorm's are ignored and
