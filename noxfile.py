@@ -13,8 +13,9 @@ The repository holds two distributions: docpact at the root and rolloutnorm in
 - ``.nox/site`` (site): docpact, the site tools, pytest and Playwright, which drives
   Debian's Chromium (installed apart: ``apt-get install chromium``), no torch;
 - ``.nox/mutate`` (mutate): docpact, its test and site tools and mutmut, no torch;
-- ``.nox/verl`` (verl): rolloutnorm with verl (about 2 GB: ray, transformers) and the test
-  tools.
+- ``.nox/verl`` (verl): rolloutnorm with verl (about 2 GB: ray, transformers), fastapi and
+  uvicorn for verl's workers, and the test tools; the drift runner's ``verl`` check runs
+  with its interpreter.
 
 Each is installed once through the CPU constraints file, and again only when a project file
 or the constraints change. Delete an environment's folder to rebuild it.
@@ -59,7 +60,11 @@ SHARED = (
 DOCS = ("docs", ["-e", ".[sybil]", *_groups("docs")])
 SITE = ("site", ["-e", ".[sybil]", *_groups("tests", "docs", "site")])
 MUTATE = ("mutate", ["-e", ".[sybil]", *_groups("tests", "docs", "mutate")])
-VERL = ("verl", ["-e", ".[sybil]", "-e", "./rolloutnorm[verl]", *_groups("tests")])
+# verl.workers.engine_workers, which the real-loop tests drive, imports fastapi and uvicorn.
+VERL = (
+    "verl",
+    ["-e", ".[sybil]", "-e", "./rolloutnorm[verl]", "fastapi", "uvicorn", *_groups("tests")],
+)
 
 
 def _use_env(session: nox.Session, env: tuple[str, list[str]] = SHARED) -> str:
@@ -160,7 +165,7 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def verl(session: nox.Session) -> None:
-    """Run the loss through verl's own loss path, and the pages and docstrings that need verl."""
+    """Run the loss through verl's loss path and actor update, and the pages that need verl."""
     python = _use_env(session, VERL)
     # Fails loudly if verl is missing, where the tests below would only be left uncollected.
     session.run(python, "-c", "import rolloutnorm.verl", external=True)

@@ -42,7 +42,18 @@ CHECKS = {
     # The properties bound to the pages' claims (@docpact.claim), each run to its end, so
     # that the table shows every claim whose property a drift breaks.
     "properties": [],
+    # verl's own actor update on 2 ranks (the per-rollout masses), with the interpreter of
+    # the verl session's environment: `nox -s verl` builds it.
+    "verl": [
+        *PYTEST,
+        *("-k", "carries_one_over_the_trained_rows and 2-"),
+        "tests/rolloutnorm/verl_session/test_actor_loop.py",
+    ],
 }
+# Checks that run only on the clean copy and on the drifts that expect them: each repeats
+# tests another check runs, or needs an environment of its own, and takes long.
+ON_REQUEST = ("properties", "verl")
+VERL_PYTHON = ROOT / ".nox" / "verl" / ("Scripts" if sys.platform == "win32" else "bin") / "python"
 
 
 class DriftError(Exception):
@@ -190,11 +201,13 @@ def run_properties(tree: Path, env: dict[str, str]) -> tuple[str | None, set[str
     return "claims whose property failed: " + ", ".join(sorted(failed)), failed
 
 
-def run_checks(tree: Path, properties: bool = True) -> tuple[dict[str, str], set[str], float]:
-    """Run every check in `tree`; the properties check only when `properties` is true.
+def run_checks(
+    tree: Path, requested: tuple[str, ...] = ON_REQUEST
+) -> tuple[dict[str, str], set[str], float]:
+    """Run every check in `tree`, of the `ON_REQUEST` ones only those `requested`.
 
-    The properties run again what `unit-tests` runs, to their end: only the clean copy and
-    the drifts that name the claims they break need it.
+    The properties run again what `unit-tests` runs, to their end, and the verl check
+    starts verl's workers: only the clean copy and the drifts that expect them need them.
 
     Returns:
         Each failing check's evidence, the claims whose property failed, and the seconds
@@ -205,15 +218,16 @@ def run_checks(tree: Path, properties: bool = True) -> tuple[dict[str, str], set
     env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
     start, failed, claims = time.perf_counter(), {}, set()
     for name, arguments in CHECKS.items():
-        if name == "properties" and not properties:
+        if name in ON_REQUEST and name not in requested:
             continue
         if name == "properties":
             found, claims = run_properties(tree, env)
             if found is not None:
                 failed[name] = found
             continue
+        python = str(VERL_PYTHON) if name == "verl" else sys.executable
         result = subprocess.run(
-            [sys.executable, *arguments], cwd=tree, env=env, capture_output=True, check=False
+            [python, *arguments], cwd=tree, env=env, capture_output=True, check=False
         )
         if result.returncode != 0:
             failed[name] = evidence(result.stdout.decode() + result.stderr.decode())
@@ -248,11 +262,15 @@ def run(args: argparse.Namespace) -> int:
             repository cannot be copied.
     """
     drifts = load_catalogue(args.catalogue)
+    if any("verl" in drift.expect for drift in drifts) and not VERL_PYTHON.exists():
+        msg = f"the verl check runs with {VERL_PYTHON}, which is missing: run nox -s verl first"
+        raise DriftError(msg)
     rows, ok = [], True
     with tempfile.TemporaryDirectory(prefix="rolloutnorm-drift-") as scratch:
         pristine = Path(scratch) / "pristine"
         copy_repository(pristine)
-        clean_failures, _, seconds = run_checks(pristine)
+        wanted = tuple(name for name in ON_REQUEST if any(name in d.expect for d in drifts))
+        clean_failures, _, seconds = run_checks(pristine, wanted)
         ok &= not clean_failures
         rows.append(("(no drift)", "-", ", ".join(clean_failures) or "nothing (clean)", seconds))
         details = [f"(no drift) {check}: {line}" for check, line in clean_failures.items()]
@@ -261,7 +279,8 @@ def run(args: argparse.Namespace) -> int:
             tree = Path(scratch) / f"drift-{index}"
             shutil.copytree(pristine, tree)
             apply(drift, tree)
-            caught, claims, seconds = run_checks(tree, "properties" in drift.expect)
+            requested = tuple(name for name in ON_REQUEST if name in drift.expect)
+            caught, claims, seconds = run_checks(tree, requested)
             missed = [check for check in drift.expect if check not in caught]
             missed += [f"property of {claim}" for claim in drift.properties if claim not in claims]
             ok &= bool(caught) and not missed

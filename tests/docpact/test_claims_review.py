@@ -757,6 +757,13 @@ def test_the_repositorys_claims_are_all_bound_and_reviewed(
         ["batch-mass", "reviewed"],
         ["no-update-compensation", "reviewed"],
         ["dp-size-sum", "reviewed"],
+        ["real-loop-mass", "reviewed"],
+        ["real-loop-steps", "reviewed"],
+        ["real-loop-epochs-and-cap", "reviewed"],
+        ["real-loop-layout", "reviewed"],
+        ["clip-grad-per-step", "reviewed"],
+        ["kl-per-step", "reviewed"],
+        ["bf16-masses", "reviewed"],
     ]
 
 

@@ -350,7 +350,7 @@ def test_words_pattern_does_not_match_inside_hyphenated_words() -> None:
 
 
 def test_the_repository_pages_have_their_claims() -> None:
-    """The trainer page has the three mass claims and the verl page the dp_size one."""
+    """The trainer page has the three mass claims, the verl page the dp_size and real-loop ones."""
     pages = {
         name: read_page((DOCS / name).read_text(encoding="utf-8"))
         for name in ("trainer-configuration.md", "verl.md")
@@ -361,7 +361,16 @@ def test_the_repository_pages_have_their_claims() -> None:
     }
     assert {name: [b.argument for b in page.claims] for name, page in pages.items()} == {
         "trainer-configuration.md": ["mass-per-rollout", "batch-mass", "no-update-compensation"],
-        "verl.md": ["dp-size-sum"],
+        "verl.md": [
+            "dp-size-sum",
+            "real-loop-mass",
+            "real-loop-steps",
+            "real-loop-epochs-and-cap",
+            "real-loop-layout",
+            "clip-grad-per-step",
+            "kl-per-step",
+            "bf16-masses",
+        ],
     }
 
 

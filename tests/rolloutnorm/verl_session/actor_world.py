@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: MIT
+"""verl's actor update on CPU ranks (gloo on 127.0.0.1), one worker per rank for every scenario.
+
+Every rank builds the same batches from fixed seeds, takes the chunk verl's dispatch gives it,
+and calls the worker's ``update_actor`` as verl's trainer does. A wrapper around the engine's
+``optimizer_step`` records each step's full gradient after the ranks' reduction, before and
+after clipping, so the parent can read each rollout's mass off the steps. `run_world` starts
+the ranks and never waits longer than its timeout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+import time
+import traceback
+from datetime import timedelta
+from functools import partial
+from pathlib import Path
+
+import cpu_verl
+import loop_batches
+import torch
+import torch.multiprocessing as mp
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    """One call of ``update_actor``: a batch and the settings verl's trainer would pass."""
+
+    name: str
+    spec: loop_batches.Spec
+    micro_batch_size: int = 1
+    use_dynamic_bsz: bool = False
+    kl_loss_coef: float | None = None  # None: no KL loss term
+    bf16: bool = False
+    v1_padding: bool = False  # the batch padded by verl's V1 trainer for this world
+
+    def rows(self, world_size: int) -> loop_batches.Rows:
+        """The driver's trained batch: the spec's rows, with V1's padding if asked."""
+        if self.v1_padding:
+            import v1_padding  # imports verl: not before a rank has installed the platform
+
+            return v1_padding.padded_rows(self.spec, world_size)
+        return loop_batches.rows(self.spec)
+
+
+def _tensordict(scenario: Scenario, batch: loop_batches.Rows, old: torch.Tensor):
+    """The batch as ``RayPPOTrainer._update_actor`` hands it to the worker group."""
+    from verl import DataProto
+    from verl.utils import tensordict_utils as tu
+    from verl.workers.utils.padding import left_right_2_no_padding
+
+    width_p = batch.prompt_width
+    tensors = {
+        "input_ids": batch.input_ids,
+        "attention_mask": batch.attention_mask,
+        "position_ids": batch.position_ids,
+        "prompts": batch.input_ids[:, :width_p],
+        "responses": batch.input_ids[:, width_p:],
+        "response_mask": batch.trained.response_mask,
+        "old_log_probs": old,
+        "advantages": batch.trained.advantages,
+    }
+    if scenario.kl_loss_coef is not None:
+        tensors["ref_log_prob"] = old
+    meta_info = {"temperature": 1.0, "multi_turn": False}
+    proto = DataProto.from_dict(tensors=tensors, meta_info=meta_info)
+    data = left_right_2_no_padding(proto.to_tensordict())
+    rows = scenario.spec.mini_batch_rows
+    tu.assign_non_tensor(
+        data,
+        calculate_entropy=False,
+        distillation_use_topk=False,
+        distillation_only=False,
+        global_batch_size=rows,
+        mini_batch_size=rows,
+        epochs=scenario.spec.ppo_epochs,
+        seed=42,
+        dataloader_kwargs={"shuffle": True},
+        compute_loss=True,
+        # What verl's worker otherwise fills from the actor config, per call here.
+        micro_batch_size_per_gpu=scenario.micro_batch_size,
+        use_dynamic_bsz=scenario.use_dynamic_bsz,
+        max_token_len_per_gpu=16,
+    )
+    return data
+
+
+def _capture(engine, steps: list[dict]) -> None:
+    """Record every optimizer step's full gradient, before and after clipping, and its norm."""
+    original = engine.optimizer_step
+
+    def gathered() -> torch.Tensor:
+        parts = []
+        for _, parameter in sorted(engine.module.named_parameters()):
+            grad = parameter.grad
+            grad = grad.full_tensor() if hasattr(grad, "full_tensor") else grad
+            parts.append(grad.detach().double().flatten())
+        return torch.cat(parts)
+
+    def step():
+        before = gathered()
+        norm = original()
+        steps.append({"before": before, "after": gathered(), "norm": float(norm)})
+        return norm
+
+    engine.optimizer_step = step
+
+
+def _worker(model: Path, bf16: bool):
+    from verl.workers.engine_workers import ActorRolloutRefWorker
+
+    config = cpu_verl.actor_config(model, bf16=bf16)
+    worker = ActorRolloutRefWorker(config.actor_rollout_ref, role="actor")
+    worker.init_model()
+    return worker, config
+
+
+def _loss_fn(config, scenario: Scenario):
+    """The ppo_loss of verl over the actor config, with the scenario's KL term."""
+    from omegaconf import open_dict
+    from verl.utils.config import omega_conf_to_dataclass
+    from verl.workers.utils.losses import ppo_loss
+
+    actor = config.actor_rollout_ref.actor.copy()
+    with open_dict(actor):
+        actor.use_kl_loss = scenario.kl_loss_coef is not None
+        actor.kl_loss_coef = scenario.kl_loss_coef or 0.0
+        actor.kl_loss_type = "kl"  # k1: its gradient is the log-prob's, whatever the reference
+    return partial(ppo_loss, config=omega_conf_to_dataclass(actor))
+
+
+def run_scenarios(rank: int, world_size: int, scenarios: list[Scenario], model: Path) -> dict:
+    """Run every scenario through one worker per precision; return rank 0's records."""
+    from verl.protocol import BatchData
+    from verl.utils import tensordict_utils as tu
+
+    plain = loop_batches.model_copy(model)
+    workers, results = {}, {}
+    for scenario in scenarios:
+        if scenario.bf16 not in workers:
+            workers[scenario.bf16] = _worker(model, scenario.bf16)
+        worker, config = workers[scenario.bf16]
+        engine = worker.actor.engine
+        worker.actor.set_loss_fn(_loss_fn(config, scenario))
+        steps: list[dict] = []
+        _capture(engine, steps)
+        batch = scenario.rows(world_size)
+        data = _tensordict(scenario, batch, loop_batches.old_log_probs(plain, batch))
+        chunk = BatchData(data).chunk(chunks=world_size)[rank] if world_size > 1 else data
+        output = worker.update_actor(pickle.loads(pickle.dumps(chunk)))  # as Ray delivers it
+        del engine.optimizer_step  # the engine's own method again
+        if rank == 0:
+            metrics = tu.get(output, "metrics")
+            results[scenario.name] = {
+                "steps": steps,
+                "clip_grad": engine.optimizer_config.clip_grad,
+                "pg_loss": metrics.get("actor/pg_loss"),
+            }
+    return results
+
+
+def _rank_main(rank: int, world_size: int, folder: str, scenarios: list, model: str) -> None:
+    out = Path(folder)
+    try:
+        os.environ.update(
+            MASTER_ADDR="127.0.0.1",
+            MASTER_PORT=(out / "port").read_text(),
+            RANK=str(rank),
+            LOCAL_RANK=str(rank),
+            WORLD_SIZE=str(world_size),
+            GLOO_SOCKET_IFNAME="lo",
+        )
+        cpu_verl.install_cpu_platform()
+        torch.distributed.init_process_group(
+            "gloo", init_method="env://", timeout=timedelta(seconds=120)
+        )
+        import rolloutnorm.verl
+
+        rolloutnorm.verl.register()
+        results = run_scenarios(rank, world_size, scenarios, Path(model))
+        if rank == 0:
+            torch.save(results, out / "results.pt")
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+    except BaseException:
+        (out / f"rank{rank}.error").write_text(traceback.format_exc())
+        os._exit(1)
+    os._exit(0)  # gloo's threads can abort the interpreter's teardown after the work is done
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_world(
+    world_size: int, folder: Path, scenarios: list[Scenario], model: Path, timeout_s: float
+) -> dict:
+    """Start ``world_size`` ranks, wait at most ``timeout_s``, return rank 0's records.
+
+    Raises:
+        AssertionError: If a rank fails (with its traceback) or the world does not finish in
+            time (every rank still running is killed first).
+    """
+    (folder / "port").write_text(str(_free_port()))
+    context = mp.get_context("spawn")
+    ranks = [
+        context.Process(
+            target=_rank_main, args=(rank, world_size, str(folder), scenarios, str(model))
+        )
+        for rank in range(world_size)
+    ]
+    for process in ranks:
+        process.start()
+    deadline = time.monotonic() + timeout_s
+    while any(p.is_alive() for p in ranks) and time.monotonic() < deadline:
+        if any(p.exitcode not in (None, 0) for p in ranks):
+            break  # one rank failed: the others would only wait for it
+        time.sleep(0.1)
+    killed = [rank for rank, p in enumerate(ranks) if p.is_alive()]
+    for process in ranks:
+        if process.is_alive():
+            process.kill()
+        process.join(timeout=5)
+    problems = [f"{path.stem}:\n{path.read_text()}" for path in sorted(folder.glob("*.error"))]
+    problems += [f"rank {rank} still running after {timeout_s} s: killed" for rank in killed]
+    if problems:
+        raise AssertionError("\n".join(problems))
+    return torch.load(folder / "results.pt", weights_only=False)
