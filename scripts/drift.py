@@ -157,7 +157,7 @@ def bound_properties(tree: Path) -> dict[str, str]:
         DriftError: If the tree's claims contracts cannot be read.
     """
     from docpact import DocpactError, load_config
-    from docpact._claims_kind import analyse
+    from docpact._kinds.claims.analysis import analyse
 
     try:
         config = load_config(tree / "pyproject.toml")

@@ -22,12 +22,13 @@ the extension's hook.
 
 from __future__ import annotations
 
-from docpact._bindings import claim
 from docpact._check import check_project
-from docpact._config import Config, Contract, find_pyproject, load_config
-from docpact._errors import DocpactError
+from docpact._claim import claim
 from docpact._extension import ContractExtension
-from docpact._findings import Finding
+from docpact._model.config import Config, Contract
+from docpact._model.errors import DocpactError
+from docpact._model.findings import Finding
+from docpact._pyproject import find_pyproject, load_config
 from docpact._registry import CODES
 
 __version__ = "0.1.0"

@@ -3,19 +3,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 from typing import TYPE_CHECKING
 
 from griffe import GriffeLoader, LoadingError, load_extensions
 
-from docpact._errors import DocpactError
 from docpact._extension import ContractExtension
-from docpact._sources import missing_object, search_paths
+from docpact._kinds.objects import OBJECT, unloadable
+from docpact._model.errors import DocpactError
+from docpact._readers.python.sources import search_paths
 
 if TYPE_CHECKING:
-    from docpact._config import Config
-    from docpact._findings import Finding
+    from collections.abc import Iterator
+
+    from docpact._model.config import Config
+    from docpact._model.findings import Finding
 
 __all__ = ["check_project"]
 
@@ -24,15 +28,25 @@ _LOAD_ERRORS = (ImportError, LoadingError, OSError, SyntaxError, ValueError)
 # Whether griffe's records are dropped: set only while this context loads a package, so
 # another thread's or task's griffe logging is left alone, and no logger is switched off.
 _QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("docpact_quiet", default=False)
+# mkdocstrings moves griffe's records to `mkdocs.plugins.griffe` once it is imported.
+_GRIFFE_LOGGERS = ("griffe", "mkdocs.plugins.griffe")
 
 
 def _drop_while_quiet(record: logging.LogRecord) -> bool:
     return not _QUIET.get()
 
 
-# mkdocstrings moves griffe's records to `mkdocs.plugins.griffe` once it is imported.
-for _name in ("griffe", "mkdocs.plugins.griffe"):
-    logging.getLogger(_name).addFilter(_drop_while_quiet)
+@contextlib.contextmanager
+def _griffe_filtered() -> Iterator[None]:
+    """Let `_QUIET` drop griffe's records for as long as a check runs, and no longer."""
+    loggers = [logging.getLogger(name) for name in _GRIFFE_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(_drop_while_quiet)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(_drop_while_quiet)
 
 
 def check_project(config: Config) -> list[Finding]:
@@ -59,6 +73,14 @@ def check_project(config: Config) -> list[Finding]:
         allow_inspection=False,
         store_source=False,
     )
+    with _griffe_filtered():
+        findings = _load_each(config, loader, extension)
+    extension.check_unpackaged()  # in case no package was loaded
+    return sorted(findings + extension.findings)
+
+
+def _load_each(config: Config, loader: GriffeLoader, extension: ContractExtension) -> list[Finding]:
+    """Load each contract's package, the extension checking it; report what cannot load."""
     findings = []
     for package in sorted({c.package for c in config.contracts if c.package is not None}):
         contracts = [contract for contract in config.contracts if contract.package == package]
@@ -69,8 +91,9 @@ def check_project(config: Config) -> list[Finding]:
         except _LOAD_ERRORS as error:
             reason = None if type(error) is ModuleNotFoundError else error
             findings += [
-                missing_object(contract, package=None, config=config, error=reason)
+                OBJECT.finding(*where)
                 for contract in contracts
+                for where in unloadable(contract, config, reason)
             ]
             continue
         finally:
@@ -82,5 +105,4 @@ def check_project(config: Config) -> list[Finding]:
                 "unchecked; docpact needs griffe>=1.14"
             )
             raise DocpactError(msg)
-    extension.check_unpackaged()  # in case no package was loaded
-    return sorted(findings + extension.findings)
+    return findings

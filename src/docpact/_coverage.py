@@ -23,18 +23,18 @@ from typing import TYPE_CHECKING
 
 from griffe import GriffeLoader
 
-from docpact._errors import DocpactError
-from docpact._findings import Finding, relative
-from docpact._markdown import FENCE
-from docpact._rule import Rule
-from docpact._sources import filepath, lookup, search_paths
+from docpact._kinds.coverage import FENCES, UNCOVERED
+from docpact._model.errors import DocpactError
+from docpact._model.findings import Finding, relative
+from docpact._readers.markdown.prose import FENCE
+from docpact._readers.python.sources import filepath, lookup, search_paths
 
 if TYPE_CHECKING:
     from griffe import Docstring
 
-    from docpact._config import Config
+    from docpact._model.config import Config
 
-__all__ = ["COVERAGE_RULES", "Coverage", "check_coverage"]
+__all__ = ["Coverage", "check_coverage"]
 
 # What opens a docstring's first line: its indent, a string prefix and the quotes.
 _OPENING_QUOTES = re.compile(r"""^\s*[rRuU]?(?:\"\"\"|\'\'\'|\"|\')""")
@@ -54,6 +54,11 @@ class Coverage:
     findings: list[Finding]
     covered: int
     total: int
+
+    @property
+    def fences(self) -> bool:
+        """Whether a docstring holds a python fence, which fails the command whatever the share."""
+        return any(finding.code == FENCES.code for finding in self.findings)
 
     @property
     def percent(self) -> float:
@@ -91,7 +96,7 @@ def check_coverage(config: Config, packages: list[str]) -> Coverage:
             path = relative(filepath(where), config.root)
             message = f"{dotted}.{name} has no executed example: no doctest in its docstring, "
             message += "and no docs example that runs refers to it"
-            findings.append(Finding(path, where.lineno or 1, "DP010", message))
+            findings.append(UNCOVERED.finding(path, where.lineno or 1, message))
         findings += _docstring_fences(module, config)
     return Coverage(sorted(set(findings)), covered, total)
 
@@ -142,7 +147,7 @@ def _docstring_fences(module: object, config: Config) -> list[Finding]:
                 "fence it as text"
             )
             line = _line_in_file(obj, docstring, offset)
-            findings.append(Finding(relative(filepath(obj), config.root), line, "DP011", message))
+            findings.append(FENCES.finding(relative(filepath(obj), config.root), line, message))
     return findings
 
 
@@ -264,20 +269,3 @@ def _references(code: str, bound: dict[str, str]) -> set[str]:
                     dotted = f"{dotted}.{part}"
                     used.add(dotted)
     return used
-
-
-COVERAGE_RULES = (
-    Rule(
-        "DP010",
-        "every public object of a covered package is exercised by an executed example: a "
-        "doctest in its docstring, or a docs example that runs and refers to it",
-        "the object's definition",
-        None,  # check_coverage checks packages, not contracts
-    ),
-    Rule(
-        "DP011",
-        "no docstring of a covered package holds a python fence, which no doctest parser runs",
-        "the fence",
-        None,  # check_coverage checks packages, not contracts
-    ),
-)

@@ -4,33 +4,31 @@
 The same extension runs under `docpact check` and under mkdocstrings. Findings are logged
 as warnings through griffe's `docpact` logger: mkdocstrings relocates griffe loggers under
 `mkdocs.plugins`, where `mkdocs build --strict` counts every warning and aborts the build.
+
+Under MkDocs with the docpact plugin, the plugin owns the checking: it gives each extension
+that mkdocstrings makes its own checker (`defer_to`), so one checker sees every package of
+the build and the plugin knows what it reported.
 """
 
 from __future__ import annotations
 
 import os
-import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from griffe import Extension, get_logger
 
-from docpact._config import Config, Contract, find_pyproject, load_config
-from docpact._errors import DocpactError
-from docpact._findings import Finding
+from docpact._model.errors import DocpactError
+from docpact._pyproject import find_pyproject, load_config
 from docpact._registry import check_contract
 
 if TYPE_CHECKING:
     from griffe import GriffeLoader, Module
 
-__all__ = ["REPORTED", "ContractExtension"]
+    from docpact._model.config import Config, Contract
+    from docpact._model.findings import Finding
 
-logger = get_logger("docpact")
-# Every finding logged by an extension since the docpact MkDocs plugin's last build started:
-# the plugin reports the claims findings that no extension of the build did.
-REPORTED: set[Finding] = set()
-# Per modules collection (one per mkdocstrings build), the unpackaged contracts checked.
-_CHECKED: weakref.WeakKeyDictionary[object, set[Contract]] = weakref.WeakKeyDictionary()
+__all__ = ["ContractExtension"]
 
 
 class ContractExtension(Extension):
@@ -59,6 +57,8 @@ class ContractExtension(Extension):
         config: Contracts already read, used instead of `pyproject`.
         log: Whether to log each finding when its package is checked. The findings are
             collected in `findings` either way.
+        defer_to: Another extension that checks in this one's place, the one the docpact
+            MkDocs plugin owns; `pyproject` and `config` are then its own.
 
     Attributes:
         config: The contracts, or `None` when they could not be read (the error is logged).
@@ -72,50 +72,50 @@ class ContractExtension(Extension):
         pyproject: str | os.PathLike[str] | None = None,
         config: Config | None = None,
         log: bool = True,
+        defer_to: ContractExtension | None = None,
     ) -> None:
         super().__init__()
         self.findings: list[Finding] = []
         self.checked: list[Contract] = []
         self._log = log
-        if config is None:
+        self._owner = defer_to
+        if defer_to is not None:
+            config = defer_to.config
+        elif config is None:
             try:
                 # mkdocs.yml's `!relative $config_dir/pyproject.toml` is a path-like object.
                 config = load_config(pyproject or find_pyproject(Path.cwd()))
             except DocpactError as error:
-                logger.error("%s", error)
+                get_logger("docpact").error("%s", error)
         self.config = config
 
     def on_package(self, *, pkg: Module, loader: GriffeLoader, **kwargs: Any) -> None:
         """Check the contracts whose object lives in the package just loaded.
 
         The contracts that name no object (`config-defaults`) are checked with the first
-        package griffe loads, once.
+        package loaded into griffe's modules collection, once: mkdocstrings makes a loader,
+        with a new extension, per package it renders, and they share one collection.
 
         Args:
             pkg: The package.
             loader: The loader.
             **kwargs: For forward compatibility.
         """
+        if self._owner is not None:
+            self._owner.on_package(pkg=pkg, loader=loader, **kwargs)
+            return
         if self.config is None:
             return
-        # mkdocstrings makes a loader, with a new extension, per package it renders; they
-        # share one modules collection, which keeps the unpackaged contracts checked once.
-        self.check_unpackaged(_CHECKED.setdefault(loader.modules_collection, set()))
+        if all(name == pkg.name for name in loader.modules_collection.members):
+            self.check_unpackaged()
         self._check([c for c in self.config.contracts if c.package == pkg.name], pkg)
 
-    def check_unpackaged(self, done: set[Contract] | None = None) -> None:
-        """Check the contracts that name no object, unless they were checked already.
-
-        Args:
-            done: The contracts already checked by any extension of the same build, updated;
-                by default, those this extension checked.
-        """
+    def check_unpackaged(self) -> None:
+        """Check the contracts that name no object, unless this extension checked them."""
         if self.config is None:
             return
-        done = set(self.checked) if done is None else done
-        unpackaged = [c for c in self.config.contracts if c.package is None and c not in done]
-        done.update(unpackaged)
-        self._check(unpackaged, None)
+        done = set(self.checked)
+        self._check([c for c in self.config.contracts if c.package is None and c not in done], None)
 
     def _check(self, contracts: list[Contract], package: Module | None) -> None:
         found = sorted(
@@ -126,6 +126,6 @@ class ContractExtension(Extension):
         self.checked.extend(contracts)
         self.findings.extend(found)
         if self._log:
-            REPORTED.update(found)
+            logger = get_logger("docpact")
             for finding in found:
                 logger.warning("%s", finding)

@@ -5,45 +5,139 @@ The CLI's help and the table of rules on the docs page come from here too (a tes
 page and the registry equal).
 
 To add a rule, write its check in the module of its kind (or a shared one), add one `Rule` to
-that kind's `rules`, and test it; a new kind is one module with a `Kind`, listed in `KINDS`.
+that kind's `rules`, and test it. A new kind is one module with a `Kind`: docpact's own are
+listed in `KINDS`; another distribution registers its kinds under the `docpact.kinds` entry
+point group, which is read only when a name or a code is not one of docpact's own (or
+every kind is asked for, as by the help).
 """
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
-from docpact._claims_kind import CLAIMS
-from docpact._config_defaults import CONFIG_DEFAULTS
-from docpact._coverage import COVERAGE_RULES
-from docpact._divisor import DIVISOR
-from docpact._names import NAMES
-from docpact._rule import Kind, Rule, Subject
+from docpact._kinds.claims import CLAIMS
+from docpact._kinds.config_defaults import CONFIG_DEFAULTS
+from docpact._kinds.coverage import COVERAGE_RULES
+from docpact._kinds.divisor import DIVISOR
+from docpact._kinds.names import NAMES
+from docpact._model.errors import DocpactError
+from docpact._model.rules import Kind, Rule, Subject
 
 if TYPE_CHECKING:
     from griffe import Module
 
-    from docpact._config import Config, Contract
-    from docpact._findings import Finding
+    from docpact._model.config import Config, Contract
+    from docpact._model.findings import Finding
 
-__all__ = ["CODES", "KINDS", "RULES", "check_contract"]
+__all__ = [
+    "CODES",
+    "ENTRY_POINTS",
+    "KINDS",
+    "RULES",
+    "all_kinds",
+    "check_contract",
+    "codes",
+    "kind",
+]
+
+ENTRY_POINTS = "docpact.kinds"
+"""The entry point group under which other distributions register kinds."""
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, CLAIMS)}
-"""Every kind of contract, by the value of its `kind` key."""
+"""docpact's own kinds of contract, by the value of their `kind` key."""
 
-_BY_CODE = {rule.code: rule for kind in KINDS.values() for rule in kind.rules}
-_BY_CODE.update({rule.code: rule for rule in COVERAGE_RULES})
-RULES: tuple[Rule, ...] = tuple(_BY_CODE[code] for code in sorted(_BY_CODE))
-"""Every rule once, by code, whichever kinds share it, and `docpact coverage`'s."""
+
+def _rules(kinds: dict[str, Kind]) -> tuple[Rule, ...]:
+    by_code = {rule.code: rule for kind in kinds.values() for rule in kind.rules}
+    by_code.update({rule.code: rule for rule in COVERAGE_RULES})
+    return tuple(by_code[code] for code in sorted(by_code))
+
+
+RULES: tuple[Rule, ...] = _rules(KINDS)
+"""Every rule of docpact's own kinds once, by code, whichever kinds share it, and
+`docpact coverage`'s."""
 
 CODES: dict[str, str] = {rule.code: rule.summary for rule in RULES}
-"""Every finding code, with what the rule under that code requires."""
+"""Every finding code of docpact's own rules, with what the rule under that code requires."""
+
+
+def all_kinds() -> dict[str, Kind]:
+    """Every kind: docpact's own, then those that installed distributions register.
+
+    Returns:
+        Every kind, by name.
+
+    Raises:
+        DocpactError: When a registered kind cannot be imported, is not a `Kind`, or takes
+            the name of another kind or a code of another rule; the message names the
+            distribution.
+    """
+    kinds = dict(KINDS)
+    owners = {rule.code: (rule, "docpact") for rule in RULES}
+    for point in entry_points(group=ENTRY_POINTS):
+        where = f"entry point {point.name} ({point.value}) of distribution {_distribution(point)}"
+        try:
+            kind = point.load()
+        except Exception as error:  # any failure of another distribution's import
+            msg = f"error: docpact kind {where} cannot be imported: {type(error).__name__}: {error}"
+            raise DocpactError(msg) from None
+        if not isinstance(kind, Kind):
+            msg = f"error: docpact kind {where} is a {type(kind).__name__}, not a docpact Kind"
+            raise DocpactError(msg)
+        if kind.name in kinds:
+            msg = f"error: docpact kind {where} is named {kind.name!r}, which another kind is"
+            raise DocpactError(msg)
+        for rule in kind.rules:
+            owner = owners.get(rule.code)
+            if owner is not None and owner[0] is not rule:
+                msg = (
+                    f"error: docpact kind {where} defines code {rule.code}, which {owner[1]} "
+                    "already defines: give the rule a code of its own"
+                )
+                raise DocpactError(msg)
+            owners[rule.code] = (rule, f"distribution {_distribution(point)}")
+        kinds[kind.name] = kind
+    return kinds
+
+
+def _distribution(point: object) -> str:
+    dist = getattr(point, "dist", None)
+    return dist.name if dist is not None else "unknown"
+
+
+def kind(name: str) -> Kind | None:
+    """The kind of a name: docpact's own, else one an installed distribution registers.
+
+    Args:
+        name: The value of a contract's `kind` key.
+
+    Returns:
+        The kind, or `None` when no kind has that name.
+
+    Raises:
+        DocpactError: When the registered kinds must be read and one of them is broken.
+    """
+    return KINDS.get(name) or all_kinds().get(name)
+
+
+def codes(kinds: dict[str, Kind]) -> dict[str, str]:
+    """Every finding code of some kinds and `docpact coverage`, with what its rule requires.
+
+    Args:
+        kinds: The kinds, from `all_kinds` or `KINDS`.
+
+    Returns:
+        The summaries, by code, sorted.
+    """
+    return {rule.code: rule.summary for rule in _rules(kinds)}
 
 
 def check_contract(contract: Contract, *, config: Config, package: Module | None) -> list[Finding]:
     """Run the rules of a contract's kind, in order.
 
     A rule that needs the object is skipped when it is missing, has no docstring or, for a
-    divisor contract, is not a function: DP001 reports those.
+    kind that needs a function, is not a function: DP001 reports those.
 
     Args:
         contract: The contract.
@@ -54,9 +148,9 @@ def check_contract(contract: Contract, *, config: Config, package: Module | None
     Returns:
         The findings, possibly none.
     """
-    subject = Subject(contract, config, KINDS[contract.kind], package)
-    findings: list[Finding] = []
-    for rule in subject.kind.rules:
-        if not rule.needs_object or subject.usable:
-            findings += rule.check(subject)
-    return findings
+    found = kind(contract.kind)
+    if found is None:  # load_config only makes contracts of known kinds
+        msg = f"error: no docpact kind {contract.kind!r}"
+        raise DocpactError(msg)
+    subject = Subject(contract, config, found, package)
+    return [finding for rule in found.rules for finding in rule.run(subject)]

@@ -312,7 +312,7 @@ def test_served_pages_keep_the_browsers_own_worker(open_page) -> None:
 def _claims_of(path: str) -> list[tuple[str, str]]:
     """Each claim of a page's Markdown with the property docpact binds it to, in page order."""
     from docpact import load_config
-    from docpact._claims_kind import analyse
+    from docpact._kinds.claims.analysis import analyse
 
     config = load_config(ROOT / "pyproject.toml")
     page = f"docs/{Path(path).with_suffix('.md').as_posix()}"

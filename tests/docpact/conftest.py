@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from docpact._markdown import _sections
-from docpact._mkdocs import _parse
+from docpact._readers.markdown.sections import _sections
+from docpact._readers.mkdocs_yml import _parse
 
 
 @pytest.fixture(autouse=True)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import docpact
-from docpact._bindings import Binding, read_bindings, sessions, source_lines
-from docpact._fingerprint import code_fingerprint
+from docpact._readers.python.fingerprint import code_fingerprint
+from docpact._readers.python.properties import Binding, read_bindings, sessions, source_lines
 
 USAGE = 'write @claim("ID") with string literals, and reviewed= and session= by keyword'
 REVIEWED = "0123456789ab/ba9876543210"

@@ -12,7 +12,7 @@ from mkdocs.config import load_config as load_mkdocs_config
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
-from docpact._claim_boxes import _CSS, STYLESHEET, ClaimBoxes
+from docpact._plugin import _CSS, STYLESHEET, DocpactPlugin
 
 PYPROJECT = """\
 [[tool.docpact.contract]]
@@ -41,9 +41,9 @@ def _project(tmp_path: Path, *, properties: str = PROPERTY, mkdocs: str = MKDOCS
     return tmp_path
 
 
-def _plugin(project: Path, **options: str) -> tuple[ClaimBoxes, object]:
+def _plugin(project: Path, **options: str) -> tuple[DocpactPlugin, object]:
     config = load_mkdocs_config(str(project / "mkdocs.yml"))
-    plugin = ClaimBoxes()
+    plugin = DocpactPlugin()
     errors, warnings = plugin.load_config(options)
     assert (errors, warnings) == ([], [])
     return plugin, plugin.on_config(config)
@@ -204,7 +204,6 @@ def test_a_build_with_the_plugin_alone_fails_strict_on_claims_findings(tmp_path)
 
 def test_the_plugin_leaves_out_what_the_griffe_extension_already_logged(tmp_path, caplog) -> None:
     """A finding that the extension logged in this build is not logged a second time."""
-    from docpact._extension import REPORTED
     from docpact._registry import check_contract
 
     plugin, config = _plugin(_project(tmp_path))
@@ -212,7 +211,7 @@ def test_the_plugin_leaves_out_what_the_griffe_extension_already_logged(tmp_path
     found = check_contract(analysis.contract, config=plugin._project, package=None)
     assert len(found) == 1  # test_one_row was never reviewed
     plugin.on_pre_build(config=config)
-    REPORTED.update(found)
+    plugin.checker.findings.extend(found)  # as the plugin's checker logs them
     with caplog.at_level("WARNING", logger="mkdocs.plugins.docpact"):
         plugin.on_post_build(config=config)
     assert caplog.records == []

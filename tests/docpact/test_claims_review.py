@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from docpact import _review
 from docpact.__main__ import main
-from docpact._claims import fingerprint, normalized
+from docpact._kinds.claims import review as _review
+from docpact._readers.markdown.claims import fingerprint, normalized
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PAGE = "docs/page.md"

@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docpact._claims import (
+from docpact._readers.markdown.claims import (
     CLAIM_ID,
     Block,
     fingerprint,
     normalized,
     read_page,
-    visible_prose,
     words_pattern,
 )
+from docpact._readers.markdown.prose import visible_prose
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 FOLLOWED_BY_NOTHING = (

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from docpact import DocpactError, check_project, find_pyproject, load_config
-from docpact._mkdocs import DEFAULT_HEADINGS, Headings
+from docpact._model.config import DEFAULT_HEADINGS, Headings
+from docpact._model.rules import Kind
 from docpact._registry import KINDS
-from docpact._rule import Kind
 from samples.drift import copy_project, drift, line_of
 
 PYPROJECT = "pyproject.toml"

@@ -14,8 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docpact import check_project, load_config
-from docpact._markdown import inline_code_names, sections
-from docpact._mkdocs import Headings
+from docpact._model.config import Headings
+from docpact._readers.markdown.prose import inline_code_names
+from docpact._readers.markdown.sections import sections
 from samples.drift import copy_project, drift
 
 PAGE = """\

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from docpact import DocpactError
-from docpact._markdown import sections
-from docpact._mkdocs import Headings, PythonTag, docstring_style, headings, read_mkdocs
+from docpact._model.config import Headings
+from docpact._readers.markdown.sections import sections
+from docpact._readers.mkdocs_yml import PythonTag, docstring_style, headings, read_mkdocs
 
 CONFIG = """\
 site_name: !ENV [DOCPACT_TEST_SITE, DOCPACT_TEST_UNSET, "fallback"]

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docpact._flow import is_module_path
-from docpact._trace import chains, divisions
+from docpact._readers.python.flow import is_module_path
+from docpact._readers.python.trace import chains, divisions
 
 
 def traced(source: str) -> list[tuple[int, set[str]]]:

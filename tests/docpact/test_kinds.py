@@ -11,8 +11,8 @@ from sybil.example import SybilFailure
 
 from docpact import DocpactError, check_project, load_config
 from docpact.__main__ import main
-from docpact._config_defaults import block_after
-from docpact._data import differences
+from docpact._readers.data import differences
+from docpact._readers.markdown.directives import block_after
 from docpact.sybil import docs_sybil
 from samples.drift import copy_project, drift, line_of
 

@@ -12,7 +12,7 @@ import pytest
 from griffe import GriffeLoader, LoadingError, load_extensions
 
 from docpact import ContractExtension, check_project, load_config
-from docpact._sources import unreadable
+from docpact._readers.python.sources import unreadable
 from samples.drift import line_of
 
 PYPROJECT = '[project]\nname = "pk"\nversion = "0"\n'

@@ -88,7 +88,7 @@ def _suppressions_listed() -> list[str]:
 
 def test_the_page_lists_every_suppression_of_a_claim_word_with_its_reason() -> None:
     """docs/verification.md lists each not-a-claim of the claims pages, and there are two."""
-    from docpact._claims_kind import analyse
+    from docpact._kinds.claims.analysis import analyse
 
     config = docpact.load_config(PAGE.parents[1] / "pyproject.toml")
     found = [

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Sybil parsers that run the docs pages as tests.
 
-Needs Sybil, which the `tests` extra installs; the rest of docpact does not.
+Needs Sybil, which the `sybil` extra installs; the rest of docpact does not.
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 from sybil import Region
 from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer
 
-from docpact._config_defaults import block_after
-from docpact._data import differences
-from docpact._findings import cannot_read, relative
+from docpact._model.findings import cannot_read, relative
+from docpact._readers.data import differences
+from docpact._readers.markdown.directives import CONFIG_DEFAULTS, MARKERS, block_after, unknown
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -34,10 +34,6 @@ if TYPE_CHECKING:
     from sybil import Document, Example
 
 __all__ = ["ConfigDefaultsParser"]
-
-_DIRECTIVES = frozenset({"config-defaults"})
-# Read by docpact check (docpact._claims), not run as examples.
-_CLAIM_DIRECTIVES = frozenset({"claim", "not-a-claim"})
 
 
 @dataclass(frozen=True)
@@ -77,7 +73,8 @@ class ConfigDefaultsParser:
         for comment in self._comments(document):
             line = document.text[: comment.start].count("\n") + 1
             where = f"{document.path}:{line}"
-            if comment.lexemes["arguments"].split()[:1] in ([d] for d in _CLAIM_DIRECTIVES):
+            # The claim markers are read by docpact check, not run as examples.
+            if comment.lexemes["arguments"].split()[:1] in ([d] for d in MARKERS):
                 continue
             file = _file(comment.lexemes["arguments"], where)
             found = block_after(document.text, comment.end)
@@ -120,9 +117,8 @@ class ConfigDefaultsParser:
 def _file(arguments: str, where: str) -> str:
     """The one file path that a `docpact:` comment's arguments name after the directive."""
     directive, *paths = arguments.split() or [""]
-    if directive not in _DIRECTIVES:
-        known = ", ".join(sorted(_DIRECTIVES | _CLAIM_DIRECTIVES))
-        msg = f"{where}: unknown docpact directive {directive!r}; known directives: {known}"
+    if directive != CONFIG_DEFAULTS:
+        msg = f"{where}: {unknown(directive)}"
         raise ValueError(msg)
     if not paths:
         msg = (

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from sybil import Sybil
 from sybil.parsers.markdown import PythonCodeBlockParser
 
-from docpact._config import find_pyproject
-from docpact._errors import DocpactError
+from docpact._model.errors import DocpactError
+from docpact._pyproject import find_pyproject
 from docpact.sybil._config_defaults import ConfigDefaultsParser
 from docpact.sybil._skip import ConditionsClearNamespaceParser, ReasonedSkipParser, add_conditions
 

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["CUTS_VALUES", "Binding", "Scope", "is_module_path"]
+__all__ = ["CUTS_VALUES", "Assignment", "Scope", "is_module_path"]
 
 _NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp)
@@ -35,7 +35,7 @@ class _Context:
 
 
 @dataclass(frozen=True, eq=False)
-class Binding:
+class Assignment:
     """One assignment of a value to a local name.
 
     Attributes:
@@ -62,12 +62,12 @@ class Scope:
     def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.nodes: list[ast.AST] = []
         self._contexts: dict[int, _Context] = {}
-        self._bindings: dict[str, list[Binding]] = {}
+        self._bindings: dict[str, list[Assignment]] = {}
         self._visit_block(function.body, frozenset(), ())
 
     def trace(
         self, roots: Iterable[ast.AST], *, values_only: bool = False
-    ) -> tuple[set[str], list[Binding]]:
+    ) -> tuple[set[str], list[Assignment]]:
         """Follow the names in some expressions through the assignments that reach them.
 
         Args:
@@ -81,7 +81,7 @@ class Scope:
             Every name and attribute name met on the way, and every assignment passed.
         """
         names: set[str] = set()
-        passed: dict[int, Binding] = {}
+        passed: dict[int, Assignment] = {}
         pending = list(roots)
         while pending:
             for node in _walk(pending.pop(), values_only=values_only):
@@ -95,7 +95,7 @@ class Scope:
                             pending.append(binding.source)
         return names, list(passed.values())
 
-    def _reaching(self, use: ast.Name) -> list[Binding]:
+    def _reaching(self, use: ast.Name) -> list[Assignment]:
         context = self._contexts.get(id(use))
         bindings = self._bindings.get(use.id, [])
         if context is None:
@@ -146,7 +146,7 @@ class Scope:
         context: _Context,
     ) -> None:
         if isinstance(target, ast.Name):
-            binding = Binding(value, position, kills, context)
+            binding = Assignment(value, position, kills, context)
             self._bindings.setdefault(target.id, []).append(binding)
         elif isinstance(target, ast.Attribute | ast.Subscript):
             # `self.x = v`, `x.attr.method()` or `x[mask] = v` changes the object the name

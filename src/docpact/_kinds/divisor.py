@@ -10,35 +10,67 @@ function's module, never from importing it.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from griffe import DocstringSectionKind
 
-from docpact._docs import DOCS_EXIST, DOCS_NAME
-from docpact._findings import Finding, relative
-from docpact._objects import DOCSTRING_NAMES, OBJECT
-from docpact._rule import Kind, Rule
-from docpact._trace import chains, divisions
+from docpact._kinds.docs import DOCS_EXIST, DOCS_NAME
+from docpact._kinds.objects import DOCSTRING_NAMES, OBJECT, ObjectContract, node, obj, usable
+from docpact._model import keys
+from docpact._model.findings import relative
+from docpact._model.rules import Kind, Rule
+from docpact._readers.python.trace import chains, divisions
 
 if TYPE_CHECKING:
-    from docpact._rule import Subject
+    from collections.abc import Iterator
 
-__all__ = ["DIVISOR"]
+    from docpact._model.rules import Subject
+
+__all__ = ["DIVISOR", "DivisorContract"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DivisorContract(ObjectContract):
+    """A `divisor` contract: a function whose division keeps dividing by its operands.
+
+    Attributes:
+        operands: The names the divisor is computed from, each named as inline code in the
+            docstring and in every docs section.
+    """
+
+    kind: str = "divisor"
+    operands: tuple[str, ...] = ()
+
+    @property
+    def identifiers(self) -> tuple[str, ...]:
+        """What the docstring and docs must name: the operands."""
+        return self.operands
+
+
+def _parse(entry: dict[str, Any], key: str) -> DivisorContract:
+    keys.require(entry, key, "divisor", ("object",))
+    return DivisorContract(
+        object=keys.dotted_path(entry.get("object"), f"{key}.object"),
+        operands=keys.identifiers(entry.get("operands"), f"{key}.operands"),
+        docs=keys.sections(entry.get("docs", []), f"{key}.docs", kind="divisor"),
+    )
 
 
 def _where(subject: Subject) -> tuple[str, int]:
-    path = relative(subject.obj.filepath, subject.config.root)  # a function's file is one path
-    line = subject.node.lineno if subject.node is not None else subject.obj.lineno
+    path = relative(obj(subject).filepath, subject.config.root)  # a function's one file
+    line = node(subject).lineno if node(subject) is not None else obj(subject).lineno
     return path, line or 1
 
 
-def _divides(subject: Subject) -> list[Finding]:
-    if subject.node is None or divisions(subject.node):
-        return []  # no source: DP001's finding
+def _divides(subject: Subject) -> Iterator[tuple[str, int, str]]:
+    body = node(subject)
+    if body is None or divisions(body):
+        return  # no source: DP001's finding
     contract = subject.contract
     operands = ", ".join(f"`{operand}`" for operand in contract.operands)
     message = f"{contract.object} has no division; its divisor must use {operands}"
-    return [Finding(*_where(subject), "DP006", message + _hint(subject.node))]
+    yield *_where(subject), message + _hint(body)
 
 
 def _hint(node: ast.AST) -> str:
@@ -62,49 +94,43 @@ def _hint(node: ast.AST) -> str:
     )
 
 
-def _divides_by_operands(subject: Subject) -> list[Finding]:
-    contract = subject.contract
+def _divides_by_operands(subject: Subject) -> Iterator[tuple[str, int, str]]:
+    contract, body = subject.contract, node(subject)
     path, line = _where(subject)
     # A renamed parameter is reported once, as renamed, even if the divisor lost it too.
     renamed = _renamed_parameters(subject)
-    findings = [
-        Finding(
+    for operand in renamed:
+        yield (
             path,
             line,
-            "DP003",
             f"operand `{operand}` is documented as a parameter of {contract.object} "
             "but the signature has none (renamed?)",
         )
-        for operand in renamed
-    ]
-    found = divisions(subject.node) if subject.node is not None else []
+    found = divisions(body) if body is not None else []
     if not found:
-        return findings  # DP006's finding, or DP001's for a function without source
+        return  # DP006's finding, or DP001's for a function without source
     live = [chain for chain in chains(found) if chain.live]
     if not live:
         message = (
             f"no division in {contract.object} reaches the value it returns (its result is "
             "unused, or overwritten before the return): return what the division computes"
         )
-        return [*findings, Finding(path, found[0].line, "DP003", message)]
+        yield path, found[0].line, message
+        return
     best = max(live, key=lambda chain: len(chain.names & set(contract.operands)))
     used = {
-        node.id
-        for node in ast.walk(subject.node)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        name.id
+        for name in ast.walk(body)
+        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)
     }
-    findings.extend(
-        Finding(
-            path,
-            best.line,
-            "DP003",
-            f"no division in {contract.object} computes its divisor from operand `{operand}`"
-            + (_ELSEWHERE if operand in used else ""),
-        )
-        for operand in contract.operands
-        if operand not in best.names and operand not in renamed
-    )
-    return findings
+    for operand in contract.operands:
+        if operand not in best.names and operand not in renamed:
+            yield (
+                path,
+                best.line,
+                f"no division in {contract.object} computes its divisor from operand "
+                f"`{operand}`" + (_ELSEWHERE if operand in used else ""),
+            )
 
 
 _ELSEWHERE = (
@@ -119,8 +145,8 @@ _RECIPROCALS = frozenset({"reciprocal", "reciprocal_", "rsqrt", "inverse"})
 
 def _renamed_parameters(subject: Subject) -> list[str]:
     """The operands that the docstring's parameters section lists but the signature lacks."""
-    obj = subject.obj
-    sections = obj.docstring.parse(subject.config.docstring_style, warnings=False)
+    function = obj(subject)
+    sections = function.docstring.parse(subject.config.docstring_style, warnings=False)
     documented = {
         parameter.name
         for section in sections
@@ -130,7 +156,7 @@ def _renamed_parameters(subject: Subject) -> list[str]:
     return [
         operand
         for operand in subject.contract.operands
-        if operand in documented and operand not in obj.parameters
+        if operand in documented and operand not in function.parameters
     ]
 
 
@@ -140,6 +166,8 @@ DIVISOR = Kind(
     required=frozenset({"object", "operands"}),
     optional=frozenset({"docs"}),
     noun="operand",
+    parse=_parse,
+    needs_function=True,
     rules=(
         OBJECT,
         DOCSTRING_NAMES,
@@ -150,9 +178,9 @@ DIVISOR = Kind(
             "parameter is still one",
             "the division, or the def for a renamed parameter",
             _divides_by_operands,
-            needs_object=True,
+            needs=usable,
         ),
-        Rule("DP006", "the body divides at all", "the def", _divides, needs_object=True),
+        Rule("DP006", "the body divides at all", "the def", _divides, needs=usable),
         DOCS_EXIST,
         DOCS_NAME,
     ),

@@ -19,20 +19,17 @@ from typing import Any
 
 import yaml
 
-from docpact._errors import DocpactError
-from docpact._findings import cannot_read, relative
+from docpact._model.config import DEFAULT_HEADINGS, DOCSTRING_STYLES, Headings
+from docpact._model.errors import DocpactError
+from docpact._model.findings import cannot_read, relative
 
 __all__ = [
-    "DEFAULT_HEADINGS",
-    "DOCSTRING_STYLES",
-    "Headings",
     "PythonTag",
     "docstring_style",
     "headings",
     "read_mkdocs",
 ]
 
-DOCSTRING_STYLES = ("google", "numpy", "sphinx")
 # The extensions whose indented blocks (`!!! note`, `??? note`) can hold headings.
 _BLOCK_EXTENSIONS = frozenset({"admonition", "pymdownx.details"})
 
@@ -68,33 +65,6 @@ class PythonTag:
             value = self.value if isinstance(self.value, dict) else {"args": self.value or []}
             return obj(*value.get("args", []), **value.get("kwds", {}))
         return obj
-
-
-@dataclass(frozen=True)
-class Headings:
-    """How the site turns headings into anchors: Python-Markdown's `toc` as configured.
-
-    Attributes:
-        extensions: The extensions to render headings with: `toc`, and `attr_list` if the
-            site uses it.
-        toc: The `toc` settings that shape anchors (`slugify`, `separator`), as sorted
-            pairs, Python tags resolved: part of the key of any cache of anchors.
-        blocks: Whether indented blocks (admonitions, details) hold headings too.
-    """
-
-    extensions: tuple[str, ...] = ("toc", "attr_list")
-    toc: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def configs(self) -> dict[str, dict[str, Any]]:
-        """The settings of `extensions`, as Python-Markdown takes them."""
-        return {"toc": dict(self.toc)}
-
-    blocks: bool = False
-
-
-DEFAULT_HEADINGS = Headings()
-"""Without `mkdocs.yml`: MkDocs' default `toc`, and `attr_list` for custom ids."""
 
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's, where built

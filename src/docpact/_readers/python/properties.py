@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
-"""Properties bound to claims: the `claim` decorator, and its bindings read without importing.
+"""Properties bound to claims: the bindings of `docpact.claim`, read without importing.
 
 A property is a test function decorated with `docpact.claim("ID", ...)`. docpact reads the
 decorator from the test file's syntax tree, as it reads code through griffe: the tests are
 never imported, so `docpact check` runs without their dependencies (torch, hypothesis).
 The decorator's `reviewed` argument is `TEXT/CODE`: the fingerprint of the claim's
 normalized text and that of the property's code, as they stood when someone last reviewed
-the one against the other. The code's fingerprint is `docpact._fingerprint`'s.
+the one against the other. The code's fingerprint is
+`docpact._readers.python.fingerprint`'s.
 """
 
 from __future__ import annotations
@@ -16,67 +17,22 @@ import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
-from docpact._claims import CLAIM_ID
-from docpact._fingerprint import code_fingerprint, is_claim
+from docpact._model.findings import cannot_read
+from docpact._readers.markdown.claims import CLAIM_ID
+from docpact._readers.python.fingerprint import code_fingerprint, is_claim
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
-__all__ = ["Binding", "claim", "read_bindings", "sessions", "source_lines"]
+__all__ = ["REVIEWED", "SESSION", "Binding", "read_bindings", "sessions", "source_lines"]
 
-_F = TypeVar("_F", bound="Callable[..., Any]")
 REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}")
-_SESSION = re.compile(r"[\w.\-+]+")
+"""A review stamp: the fingerprints of a claim's text and of its property's code."""
 
-
-def claim(claim_id: str, *, reviewed: str = "", session: str = "") -> Callable[[_F], _F]:
-    """Bind a property test to the claim it checks, for `docpact check` to read.
-
-    The function is returned unchanged, with the binding in its `__docpact_claim__`
-    attribute. `docpact claims --update` writes `reviewed`; an author writes the rest:
-
-    >>> from docpact import claim
-    >>> @claim("mass-per-rollout", reviewed="0123456789ab/ba9876543210")
-    ... def test_mass_per_rollout():
-    ...     pass
-    >>> test_mass_per_rollout.__docpact_claim__
-    {'claim': 'mass-per-rollout', 'reviewed': '0123456789ab/ba9876543210', 'session': ''}
-
-    Args:
-        claim_id: The claim's ID, as in its page's `<!-- docpact: claim ID -->`.
-        reviewed: `TEXT/CODE`, the fingerprints of the claim's text and of this property's
-            code when the one was last reviewed against the other; empty before the first
-            review.
-        session: The nox session that runs the property, when it is not the claims
-            contract's `session` (by default `tests`).
-
-    Returns:
-        The decorator.
-
-    Raises:
-        ValueError: When an argument is malformed.
-    """
-    if not isinstance(claim_id, str) or CLAIM_ID.fullmatch(claim_id) is None:
-        msg = f"claim_id must be a claim ID such as 'mass-per-rollout', got {claim_id!r}"
-        raise ValueError(msg)
-    if not isinstance(reviewed, str) or (reviewed and REVIEWED.fullmatch(reviewed) is None):
-        msg = f"reviewed must be empty or TEXT/CODE, 12 hex digits each, got {reviewed!r}"
-        raise ValueError(msg)
-    if not isinstance(session, str) or (session and _SESSION.fullmatch(session) is None):
-        msg = f"session must be empty or a nox session name, got {session!r}"
-        raise ValueError(msg)
-
-    def bind(function: _F) -> _F:
-        function.__docpact_claim__ = {  # type: ignore[attr-defined]
-            "claim": claim_id,
-            "reviewed": reviewed,
-            "session": session,
-        }
-        return function
-
-    return bind
+SESSION = re.compile(r"[\w.\-+]+")
+"""A nox session's name."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +91,6 @@ def read_bindings(
         try:
             text = file.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as error:
-            from docpact._findings import cannot_read
-
             problems.append((where, 1, f"{where} {cannot_read(error)}"))
             continue
         if "claim" not in text:
@@ -255,7 +209,7 @@ def _binding(
     if CLAIM_ID.fullmatch(claim_id) is None:
         return bad(f"the claim decorator of {node.name} names {claim_id!r}, not a valid claim ID")
     session = values["session"].value if "session" in values else ""
-    if session and _SESSION.fullmatch(session) is None:
+    if session and SESSION.fullmatch(session) is None:
         return bad(f"the claim decorator of {node.name} names session {session!r}, not a name")
     reviewed = values.get("reviewed")
     # `reviewed`'s string is rewritten in place; without one, it goes after the last argument.

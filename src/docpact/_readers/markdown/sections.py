@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""Markdown as docpact reads it: names in inline code, and headings with their sections.
+"""Markdown headings as the site renders them, each with its section.
 
 Headings are found with Python-Markdown's own block rules (hash and setext headings, outside
 fenced code blocks, HTML comments and YAML front matter, and inside admonition and details
 blocks where the site has those extensions), and each heading's anchor is computed by
 rendering it through Python-Markdown's `toc` extension with the site's settings (a custom
-`slugify`) and `attr_list` where the site uses it (`docpact._mkdocs.headings`); repeated
+`slugify`) and `attr_list` where the site uses it (`docpact._readers.mkdocs_yml.headings`); repeated
 anchors get `_1`, `_2`... suffixes as on the built page. A section runs to the next heading
 of the same or a higher level, so it includes its subsections.
 """
@@ -13,27 +13,21 @@ of the same or a higher level, so it includes its subsections.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from docpact._mkdocs import Headings
-
-__all__ = ["Section", "inline_code_names", "sections"]
-
-# A code span or an HTML comment, whichever starts first; a code span stays in its paragraph.
-_INLINE = re.compile(
-    r"(?P<comment><!--.*?-->)"
-    r"|(?<!`)(?P<ticks>`+)(?!`)(?P<code>(?:(?!\n[ \t]*\n).)+?)(?<!`)(?P=ticks)(?!`)",
-    re.DOTALL,
+from docpact._readers.markdown.prose import (
+    BLOCK_START,
+    INLINE,
+    SETEXT,
+    prose_lines,
+    without_front_matter,
 )
-_NAME = re.compile(r"[A-Za-z_]\w*")
-# A fence line, in a block quote too; docpact coverage reads docstrings with it as well.
-FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_SETEXT = re.compile(r"^(?:=+|-+)[ ]*$")
-# The first line of an admonition (`!!! note "Title"`) or a details block (`??? note`, `???+`).
-_BLOCK_START = re.compile(r"^(?P<indent> *)(?:!!!|\?\?\?\+?)[ \t]+\S")
+
+if TYPE_CHECKING:
+    from docpact._model.config import Headings
+
+__all__ = ["Section", "sections"]
 
 
 @dataclass(frozen=True)
@@ -51,25 +45,6 @@ class Section:
     anchor: str
     line: int
     text: str
-
-
-def inline_code_names(text: str) -> set[str]:
-    """Collect the Python names that appear inside inline code spans.
-
-    Only what a reader sees counts: fenced code blocks are not inline code, HTML comments
-    (`<!-- ... -->`) are not shown, and a code span never runs across a blank line, from
-    one paragraph into the next. A span counts every name in it, so
-    `` `rollout_token_count * num_trained_rows` `` names both operands.
-
-    Args:
-        text: Markdown, or a docstring written in Markdown or reStructuredText.
-
-    Returns:
-        The names found.
-    """
-    prose = "\n".join(_prose_lines(text.splitlines()))
-    spans = (match["code"] for match in _INLINE.finditer(prose) if match["code"])
-    return {name for span in spans for name in _NAME.findall(span)}
 
 
 def sections(text: str, style: Headings | None = None) -> list[Section]:
@@ -92,11 +67,11 @@ def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     from markdown.extensions.attr_list import AttrListExtension
     from markdown.extensions.toc import TocExtension
 
-    from docpact._mkdocs import DEFAULT_HEADINGS
+    from docpact._model.config import DEFAULT_HEADINGS
 
     style = style or DEFAULT_HEADINGS
     lines = text.splitlines()
-    prose = _without_comments(_prose_lines(_without_front_matter(lines)))
+    prose = _without_comments(prose_lines(without_front_matter(lines)))
     if style.blocks:
         prose = _unblocked(prose)
     headings: list[tuple[int, int, int, str]] = []  # start, first body line, level, title
@@ -138,7 +113,7 @@ def _unblocked(lines: list[str]) -> list[str]:
                 bodies.pop()
         body = bodies[-1] if bodies else 0
         dedented = line[body:]
-        if match := _BLOCK_START.match(dedented):
+        if match := BLOCK_START.match(dedented):
             bodies.append(body + len(match["indent"]) + 4)
         out.append(dedented)
     return out
@@ -153,43 +128,17 @@ def _starts_setext(lines: list[str], i: int) -> bool:
     # Python-Markdown reads a setext heading only from the first two lines of a block.
     return (
         i > 0
-        and _SETEXT.match(lines[i]) is not None
+        and SETEXT.match(lines[i]) is not None
         and bool(lines[i - 1].strip())
         and (i == 1 or not lines[i - 2].strip())
         and not lines[i - 1].startswith("#")
     )
 
 
-def _prose_lines(lines: list[str]) -> list[str]:
-    """Blank the lines of fenced code blocks, fences included, keeping line numbers."""
-    prose = []
-    fence = ""
-    for line in lines:
-        match = FENCE.match(line)
-        if fence:
-            closes = match and match["fence"].startswith(fence)
-            if closes and not match["info"].strip():
-                fence = ""
-            prose.append("")
-        elif match and not (match["fence"].startswith("`") and "`" in match["info"]):
-            fence = match["fence"]
-            prose.append("")
-        else:
-            prose.append(line)
-    return prose
-
-
 def _without_comments(lines: list[str]) -> list[str]:
     """Blank the HTML comments, which the page never shows, keeping line numbers."""
     text = "\n".join(lines)
-    blanked = _INLINE.sub(
+    blanked = INLINE.sub(
         lambda match: "\n" * match["comment"].count("\n") if match["comment"] else match[0], text
     )
     return blanked.split("\n")
-
-
-def _without_front_matter(lines: list[str]) -> list[str]:
-    if not lines or lines[0].rstrip() != "---":
-        return lines
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip() in {"---", "..."}), 0)
-    return [""] * (end + 1) + lines[end + 1 :]

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""The `docpact` MkDocs plugin: each claim of a claims page is shown in a claim box.
+"""The `docpact` MkDocs plugin: it owns the build's checking, and shows claims in boxes.
 
 At build time, the block after `<!-- docpact: claim ID -->` becomes an admonition of type
 `docpact-claim`, titled with the claim's ID, that ends with the property checking it and
 the session that runs the property. The box is plain HTML and a style sheet the plugin adds
-to the site: nothing is fetched or run in the browser. The plugin also logs, as warnings that fail
-`mkdocs build --strict`, the findings of the claims contract that docpact's griffe extension
-(under mkdocstrings) did not already log in the same build.
+to the site: nothing is fetched or run in the browser.
+
+The plugin owns the checking of the build: it hands docpact's griffe extension, where
+mkdocstrings lists it, a checker of its own, so every package mkdocstrings loads is checked
+by that one checker, and the plugin then logs, as warnings that fail
+`mkdocs build --strict`, the findings of the claims contract that the checker did not
+already log.
 
 ```yaml
 plugins:
@@ -27,23 +31,26 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from docpact._claims import page_lines, read_page
-from docpact._claims_kind import analyse
-from docpact._config import load_config
-from docpact._errors import DocpactError
-from docpact._extension import REPORTED
-from docpact._findings import relative
+from docpact._extension import ContractExtension
+from docpact._kinds.claims import CLAIMS
+from docpact._kinds.claims.analysis import analyse
+from docpact._model.errors import DocpactError
+from docpact._model.findings import relative
+from docpact._pyproject import load_config
+from docpact._readers.markdown.claims import read_page
+from docpact._readers.markdown.prose import page_lines
+from docpact._registry import check_contract
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
 
-    from docpact._claims import Block
-    from docpact._claims_kind import Analysis
-    from docpact._config import Config
+    from docpact._kinds.claims.analysis import Analysis
+    from docpact._model.config import Config
+    from docpact._readers.markdown.claims import Block
 
-__all__ = ["ClaimBoxes"]
+__all__ = ["DocpactPlugin"]
 
 logger = logging.getLogger("mkdocs.plugins.docpact")
 
@@ -80,13 +87,20 @@ class _Options(base.Config):
     pyproject = c.Optional(c.Type(str))
 
 
-class ClaimBoxes(BasePlugin[_Options]):
-    """Show each claim of the claims contracts' pages in a box naming its property."""
+class DocpactPlugin(BasePlugin[_Options]):
+    """Check the build's contracts through one checker, and show each claim in a box.
+
+    Attributes:
+        checker: The griffe extension that checks every package mkdocstrings loads in this
+            build, in the place of the extensions mkdocstrings makes; `None` before
+            `on_config`.
+    """
 
     def __init__(self) -> None:
         self._analyses: list[Analysis] = []
         self._root = Path()
         self._project: Config | None = None
+        self.checker: ContractExtension | None = None
 
     def on_config(self, config: MkDocsConfig, **kwargs: Any) -> MkDocsConfig:
         """Read the claims contracts, and add the boxes' style sheet to the site.
@@ -113,22 +127,25 @@ class ClaimBoxes(BasePlugin[_Options]):
         self._analyses = [
             analyse(contract, project)
             for contract in project.contracts
-            if contract.kind == "claims"
+            if contract.kind == CLAIMS.name
         ]
+        self.checker = ContractExtension(config=project)
+        _defer_extensions(config, self.checker)
         config.extra_css.append(STYLESHEET)
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
-        """Forget the findings of the last build, under `mkdocs serve`."""
-        REPORTED.clear()
+        """Start the build with a checker that has reported nothing yet."""
+        if self._project is not None:
+            self.checker = ContractExtension(config=self._project)
+            _defer_extensions(config, self.checker)
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """Log the claims findings that no griffe extension of this build logged."""
-        from docpact._registry import check_contract
-
+        """Log the claims findings that the checker did not log in this build."""
+        reported = set(self.checker.findings) if self.checker is not None else set()
         for analysis in self._analyses:
             found = check_contract(analysis.contract, config=self._project, package=None)
-            for finding in sorted(set(found) - REPORTED):
+            for finding in sorted(set(found) - reported):
                 logger.warning("docpact: %s", finding)
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -149,6 +166,22 @@ class ClaimBoxes(BasePlugin[_Options]):
         for block in reversed(read_page(markdown).claims):
             lines[block.line - 1 : block.last] = _box(lines, block, analysis)
         return "\n".join(lines)
+
+
+def _defer_extensions(config: MkDocsConfig, checker: ContractExtension) -> None:
+    """Make each docpact extension that mkdocstrings lists check through `checker`.
+
+    mkdocstrings' Python handler reads its options when it first renders, after every
+    plugin's `on_config`, and passes an extension's options to the extension it makes.
+    """
+    plugin = config.plugins.get("mkdocstrings")
+    handlers = getattr(getattr(plugin, "config", None), "handlers", None) or {}
+    options = (handlers.get("python") or {}).get("options") or {}
+    extensions = options.get("extensions") or []
+    for i, entry in enumerate(extensions):
+        name, settings = next(iter(entry.items())) if isinstance(entry, dict) else (entry, {})
+        if name == "docpact":
+            extensions[i] = {name: {**(settings or {}), "defer_to": checker}}
 
 
 def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:

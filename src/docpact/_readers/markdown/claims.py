@@ -13,7 +13,8 @@ made one space, so that rewrapping the lines changes nothing; its fingerprint is
 uses a claim word (`never`, `exactly`...) without claiming what a property could check; the
 reason is required and is listed on the project's verification page.
 
-Everything here reads Markdown only; `docpact._bindings` reads the properties.
+Everything here reads Markdown only; `docpact._readers.python.properties` reads the
+properties.
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from docpact._markdown import _BLOCK_START, _INLINE, _SETEXT, _prose_lines, _without_front_matter
+from docpact._readers.markdown.directives import ANY_DIRECTIVE, DIRECTIVES, MARKERS, unknown
+from docpact._readers.markdown.prose import (
+    BLOCK_START,
+    INLINE,
+    SETEXT,
+    page_lines,
+    prose_lines,
+    without_front_matter,
+)
 
 __all__ = [
     "CLAIM_ID",
@@ -30,27 +39,20 @@ __all__ = [
     "Page",
     "fingerprint",
     "normalized",
-    "page_lines",
     "read_page",
-    "visible_prose",
     "words_pattern",
 ]
 
 CLAIM_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 """A valid claim ID: lowercase letters and digits in words joined by single hyphens."""
 
-_DIRECTIVE = re.compile(r"<!--\s*docpact:\s*(?P<directive>claim|not-a-claim)(?![\w-])")
-_ANY_DIRECTIVE = re.compile(r"<!--\s*docpact:\s*(?P<directive>[^\s>]*)")
-_KNOWN = frozenset({"claim", "not-a-claim", "config-defaults"})
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_MARKER_NAMES = "|".join(map(re.escape, MARKERS))
+_DIRECTIVE = re.compile(rf"<!--\s*docpact:\s*(?P<directive>{_MARKER_NAMES})(?![\w-])")
 _MARKER = re.compile(
-    r"(?P<indent>[ \t]*)<!--\s*docpact:\s*(?P<directive>claim|not-a-claim)"
+    rf"(?P<indent>[ \t]*)<!--\s*docpact:\s*(?P<directive>{_MARKER_NAMES})"
     r"(?P<arguments>(?:(?!-->).)*)-->[ \t]*"
 )
 _HASH_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
-# What a reader does not see as prose, besides comments and code spans (`_INLINE`): link
-# targets, HTML tags, inline math.
-_NOT_PROSE = re.compile(r"\]\([^)]*\)|<[^>]*>|\$[^$]+\$")
 
 
 @dataclass(frozen=True)
@@ -139,16 +141,13 @@ def read_page(text: str) -> Page:
         without a reason, a marker not alone on its line, a marker with no block after it.
     """
     lines = page_lines(text)
-    prose = _prose_lines(_without_front_matter(lines))
+    prose = prose_lines(without_front_matter(lines))
     blocks, problems = [], []
     for i, line in enumerate(prose):
-        shown = _INLINE.sub(_code_spans_blanked, line)
-        directives = [match["directive"] for match in _ANY_DIRECTIVE.finditer(shown)]
-        if unknown := [directive for directive in directives if directive not in _KNOWN]:
-            known = ", ".join(sorted(_KNOWN))
-            problems.append(
-                (i + 1, f"unknown docpact directive {unknown[0]!r}; known directives: {known}")
-            )
+        shown = INLINE.sub(_code_spans_blanked, line)
+        directives = [match["directive"] for match in ANY_DIRECTIVE.finditer(shown)]
+        if unknowns := [directive for directive in directives if directive not in DIRECTIVES]:
+            problems.append((i + 1, unknown(unknowns[0])))
             continue
         if not _DIRECTIVE.search(shown):
             continue
@@ -180,40 +179,6 @@ def read_page(text: str) -> Page:
     return Page(tuple(blocks), tuple(problems))
 
 
-def page_lines(text: str) -> list[str]:
-    """A page's lines as MkDocs numbers them: split at line breaks only.
-
-    `str.splitlines` also splits at a form feed, a vertical tab or U+2028, which Markdown
-    reads as text.
-
-    Args:
-        text: The page.
-
-    Returns:
-        The lines, without their line breaks; the last is empty after a final newline.
-    """
-    return _LINE_BREAK.split(text)
-
-
-def visible_prose(text: str) -> dict[int, str]:
-    """The prose a reader sees on each line of a page.
-
-    Fenced code, front matter, HTML comments, code spans, link targets, HTML tags and inline
-    math are blanked.
-
-    Args:
-        text: The Markdown page.
-
-    Returns:
-        The prose of each 1-based line that has some left.
-    """
-    prose = "\n".join(_display_math_blanked(_prose_lines(_without_front_matter(page_lines(text)))))
-    # Comments and code spans may run over several lines of a paragraph.
-    shown = _INLINE.sub(lambda match: re.sub(r"[^\n]+", " ", match[0]), prose)
-    visible = {i: _NOT_PROSE.sub(" ", line) for i, line in enumerate(shown.split("\n"), 1)}
-    return {i: line for i, line in visible.items() if line.strip()}
-
-
 def words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     """The pattern of a list of claim words, where `word*` also matches longer words.
 
@@ -236,7 +201,7 @@ def _block_after(
         first += 1
     if first == len(lines) or not prose[first].strip() or _is_heading(lines, first, indent):
         return None  # the end, a fence (blanked in prose), a heading or a comment
-    if start := _BLOCK_START.match(lines[first].expandtabs(4)[indent:]):
+    if start := BLOCK_START.match(lines[first].expandtabs(4)[indent:]):
         body = indent + len(start["indent"]) + 4
         last = first
         for j in range(first + 1, len(lines)):
@@ -258,27 +223,12 @@ def _block_after(
     return first, last
 
 
-def _display_math_blanked(lines: list[str]) -> list[str]:
-    """Blank the lines of `$$` display math blocks, keeping line numbers."""
-    out, inside = [], False
-    for line in lines:
-        opens = not inside and line.strip().startswith("$$")
-        single = opens and len(line.strip()) > 2 and line.rstrip().endswith("$$")
-        closes = inside and line.rstrip().endswith("$$")
-        out.append("" if inside or opens else line)
-        if closes:
-            inside = False
-        elif opens and not single:
-            inside = True
-    return out
-
-
 def _is_heading(lines: list[str], first: int, indent: int) -> bool:
     """Whether a block's first line is a hash heading, a setext heading's text or a comment."""
     line = lines[first].expandtabs(4)[indent:]
     after = lines[first + 1].expandtabs(4)[indent:] if first + 1 < len(lines) else ""
     return bool(
-        _HASH_HEADING.match(line) or line.lstrip(" \t").startswith("<!--") or _SETEXT.match(after)
+        _HASH_HEADING.match(line) or line.lstrip(" \t").startswith("<!--") or SETEXT.match(after)
     )
 
 

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from griffe import AliasResolutionError, CyclicAliasError
 
-from docpact._findings import Finding, relative
+from docpact._model.findings import relative
 
 if TYPE_CHECKING:
     from griffe import Module
 
-    from docpact._config import Config, Contract
+    from docpact._model.config import Config
 
-__all__ = ["filepath", "lookup", "missing_object"]
+__all__ = ["filepath", "function_node", "lookup", "missing_object", "search_paths", "unreadable"]
 
 
 def lookup(module: Module, parts: list[str]) -> Any:
@@ -50,39 +50,39 @@ def filepath(obj: Any) -> Path:
 
 
 def missing_object(
-    contract: Contract,
+    dotted: str,
+    line: int,
     *,
     package: Module | None,
     config: Config,
     error: Exception | None = None,
-) -> Finding:
-    """Report an object that griffe could not give, at its unreadable file if it has one.
+) -> tuple[str, int, str]:
+    """Say why griffe could not give an object, at its unreadable file if it has one.
 
     Args:
-        contract: The contract whose object is missing.
+        dotted: The object's dotted path.
+        line: The line of the contract naming it, in `pyproject.toml`.
         package: Its top-level package, or `None` when griffe could not load the package.
         config: The project's contracts, for its root and `pyproject.toml`.
         error: The error griffe raised while loading the package, if any.
 
     Returns:
-        A DP001 finding.
+        The path, line and message of the finding.
     """
-    for file in _source_files(contract, package, config):
+    for file in _source_files(dotted, package, config):
         if problem := unreadable(file):
-            line, reason = problem
+            at, reason = problem
             where = relative(file, config.root)
-            return Finding(
-                where, line, "DP001", f"{contract.object} cannot be read: {where} {reason}"
-            )
+            return where, at, f"{dotted} cannot be read: {where} {reason}"
     if error is not None:
         reason = " ".join(str(error).split()) or type(error).__name__
-        message = f"{contract.object} cannot be loaded: {reason}"
+        message = f"{dotted} cannot be loaded: {reason}"
     elif package is None:
         where = ", ".join(f"{path}/" for path in config.paths)
-        message = f"{contract.object} does not exist: no package {contract.package} under {where}"
+        message = f"{dotted} does not exist: no package {dotted.partition('.')[0]} under {where}"
     else:
-        message = f"{contract.object} does not exist"
-    return Finding(config.pyproject.name, contract.line, "DP001", message)
+        message = f"{dotted} does not exist"
+    return config.pyproject.name, line, message
 
 
 def unreadable(file: Path) -> tuple[int, str] | None:
@@ -113,13 +113,13 @@ def unreadable(file: Path) -> tuple[int, str] | None:
     return None
 
 
-def _source_files(contract: Contract, package: Module | None, config: Config) -> list[Path]:
+def _source_files(dotted: str, package: Module | None, config: Config) -> list[Path]:
     if package is not None:
         filepath = package.filepath
         roots = filepath if isinstance(filepath, list) else [filepath]
     else:
-        roots = _package_root(contract.package, search_paths(config))
-    parts = contract.object.split(".")[1:]
+        roots = _package_root(dotted.partition(".")[0], search_paths(config))
+    parts = dotted.split(".")[1:]
     files = []
     for path in roots:
         if path.is_dir():  # a namespace package
@@ -154,3 +154,35 @@ def _package_root(name: str, folders: list[Path]) -> list[Path]:
             if candidate.exists():
                 return [candidate]
     return []
+
+
+def function_node(obj: Any) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """A griffe function's syntax tree, parsed from its module (a stub's `.py` beside it).
+
+    Args:
+        obj: The griffe object.
+
+    Returns:
+        The function's node, or `None` when the object is not a function or its source
+        cannot be read or parsed.
+    """
+    if obj is None or not obj.is_function:
+        return None
+    path = obj.filepath
+    if path.suffix == ".pyi":
+        path = path.with_suffix(".py")
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None  # reported as a function without readable source
+    # griffe gives a decorated function the line of its first decorator.
+    return next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.name == obj.name
+            and obj.lineno in {node.lineno, *(d.lineno for d in node.decorator_list)}
+        ),
+        None,
+    )

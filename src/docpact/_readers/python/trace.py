@@ -26,7 +26,7 @@ import ast
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from docpact._flow import Scope, is_module_path
+from docpact._readers.python.flow import Scope, is_module_path
 
 __all__ = ["Division", "chains", "divisions"]
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docpact._bindings import source_lines
-from docpact._errors import DocpactError
+from docpact._model.errors import DocpactError
+from docpact._readers.python.properties import source_lines
 
 if TYPE_CHECKING:
-    from docpact._bindings import Binding
-    from docpact._claims_kind import Analysis
-    from docpact._config import Config
+    from docpact._kinds.claims.kind import Analysis
+    from docpact._model.config import Config
+    from docpact._readers.python.properties import Binding
 
 __all__ = ["Review", "reviews", "write_reviews"]
 

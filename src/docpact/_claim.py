@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+"""The `claim` decorator, which binds a property test to the claim it checks."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from docpact._readers.markdown.claims import CLAIM_ID
+from docpact._readers.python.properties import REVIEWED, SESSION
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["claim"]
+
+_F = TypeVar("_F", bound="Callable[..., Any]")
+
+
+def claim(claim_id: str, *, reviewed: str = "", session: str = "") -> Callable[[_F], _F]:
+    """Bind a property test to the claim it checks, for `docpact check` to read.
+
+    The function is returned unchanged, with the binding in its `__docpact_claim__`
+    attribute. `docpact claims --update` writes `reviewed`; an author writes the rest:
+
+    >>> from docpact import claim
+    >>> @claim("mass-per-rollout", reviewed="0123456789ab/ba9876543210")
+    ... def test_mass_per_rollout():
+    ...     pass
+    >>> test_mass_per_rollout.__docpact_claim__
+    {'claim': 'mass-per-rollout', 'reviewed': '0123456789ab/ba9876543210', 'session': ''}
+
+    Args:
+        claim_id: The claim's ID, as in its page's `<!-- docpact: claim ID -->`.
+        reviewed: `TEXT/CODE`, the fingerprints of the claim's text and of this property's
+            code when the one was last reviewed against the other; empty before the first
+            review.
+        session: The nox session that runs the property, when it is not the claims
+            contract's `session` (by default `tests`).
+
+    Returns:
+        The decorator.
+
+    Raises:
+        ValueError: When an argument is malformed.
+    """
+    if not isinstance(claim_id, str) or CLAIM_ID.fullmatch(claim_id) is None:
+        msg = f"claim_id must be a claim ID such as 'mass-per-rollout', got {claim_id!r}"
+        raise ValueError(msg)
+    if not isinstance(reviewed, str) or (reviewed and REVIEWED.fullmatch(reviewed) is None):
+        msg = f"reviewed must be empty or TEXT/CODE, 12 hex digits each, got {reviewed!r}"
+        raise ValueError(msg)
+    if not isinstance(session, str) or (session and SESSION.fullmatch(session) is None):
+        msg = f"session must be empty or a nox session name, got {session!r}"
+        raise ValueError(msg)
+
+    def bind(function: _F) -> _F:
+        function.__docpact_claim__ = {  # type: ignore[attr-defined]
+            "claim": claim_id,
+            "reviewed": reviewed,
+            "session": session,
+        }
+        return function
+
+    return bind

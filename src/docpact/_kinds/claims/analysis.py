@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: MIT
+"""What a claims contract's rules share: its pages' claims and its properties' bindings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from docpact._readers.markdown.claims import Block, Page, read_page
+from docpact._readers.python.properties import Binding, read_bindings, sessions
+
+if TYPE_CHECKING:
+    from docpact._kinds.claims.contract import ClaimsContract
+    from docpact._model.config import Config
+    from docpact._model.rules import Subject
+
+__all__ = ["Analysis", "analyse", "changed", "claims_analysis"]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a claims contract's rules share: the pages' claims and the properties' bindings.
+
+    Attributes:
+        contract: The contract.
+        pages: Each listed page's text, or the error reading it.
+        read: Each readable page's blocks.
+        bindings: Every binding found under the contract's `properties`.
+        unreadable: The property files that cannot be read or parsed, as
+            `(path, line, message)`.
+        sessions: The sessions of `noxfile.py`, `None` without one.
+    """
+
+    contract: ClaimsContract
+    pages: dict[str, str | OSError | UnicodeDecodeError]
+    read: dict[str, Page]
+    bindings: tuple[Binding, ...]
+    unreadable: tuple[tuple[str, int, str], ...]
+    sessions: frozenset[str] | None
+
+    @property
+    def claims(self) -> list[tuple[str, Block]]:
+        """Every claim of the pages, as `(page, block)`, the first of a repeated ID only."""
+        seen, found = set(), []
+        for page, read in self.read.items():
+            for block in read.claims:
+                if block.argument not in seen:
+                    seen.add(block.argument)
+                    found.append((page, block))
+        return found
+
+    def bound(self, claim_id: str) -> list[Binding]:
+        """The well-formed bindings of a claim ID."""
+        return [b for b in self.bindings if b.claim == claim_id]
+
+    def session(self, binding: Binding) -> str:
+        """The session a binding runs in: its own, else the contract's."""
+        return binding.session or self.contract.session
+
+
+def claims_analysis(subject: Subject) -> Analysis:
+    """The claims contract's pages and properties, read once for all its rules."""
+    return subject.shared(_analysis)
+
+
+def _analysis(subject: Subject) -> Analysis:
+    return analyse(subject.contract, subject.config)
+
+
+def analyse(contract: ClaimsContract, config: Config) -> Analysis:
+    """Read a claims contract's pages and properties.
+
+    Args:
+        contract: The claims contract.
+        config: The project's configuration.
+
+    Returns:
+        What the contract's rules check.
+    """
+    pages: dict[str, str | OSError | UnicodeDecodeError] = {}
+    for page in contract.pages:
+        try:
+            pages[page] = (config.root / page).read_text(encoding="utf-8-sig")  # as MkDocs
+        except (OSError, UnicodeDecodeError) as error:
+            pages[page] = error
+    read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
+    bindings, unreadable = read_bindings(config.root, contract.properties)
+    names = sessions(config.root)
+    return Analysis(
+        contract,
+        pages,
+        read,
+        tuple(bindings),
+        tuple(unreadable),
+        None if names is None else frozenset(names),
+    )
+
+
+def changed(block: Block, binding: Binding) -> tuple[str, ...]:
+    """What changed since a binding's review: `text`, `code`, both, or nothing.
+
+    Args:
+        block: The claim.
+        binding: Its property, whose `reviewed` is `TEXT/CODE` (a malformed one differs in
+            both).
+
+    Returns:
+        The parts whose fingerprint is not the one recorded, in that order.
+    """
+    text, _, code = binding.reviewed.partition("/")
+    pairs = (("text", text, block.fingerprint), ("code", code, binding.code))
+    return tuple(what for what, recorded, now in pairs if recorded != now)

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: MIT
+"""`docpact claims`: each claim with its property and whether they were reviewed; `--update`.
+
+The claims kind adds this command to the `docpact` command line (`Kind.commands`).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docpact._kinds.claims.analysis import analyse, changed
+from docpact._kinds.claims.review import reviews, write_reviews
+from docpact._kinds.claims.rules import CLAIM_WORDS
+from docpact._model.errors import DocpactError
+from docpact._model.rules import Subject
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    from docpact._model.config import Config
+    from docpact._model.rules import Kind
+    from docpact._readers.markdown.claims import Block
+    from docpact._readers.python.properties import Binding
+
+__all__ = ["add_command"]
+
+logger = logging.getLogger("docpact")
+
+
+def add_command(
+    commands: argparse._SubParsersAction, kind: Kind
+) -> Callable[[argparse.Namespace, Config], int]:
+    """Add `docpact claims` to the command line's subcommands.
+
+    Args:
+        commands: The subparsers of `docpact`.
+        kind: The claims kind.
+
+    Returns:
+        What the command runs, given its options and the project's configuration.
+    """
+    claims = commands.add_parser(
+        "claims",
+        help="list the claims and their properties; --update re-approves them",
+        description=(
+            "List every claim of the claims contracts with the property that checks it and "
+            "whether they were reviewed against each other as they stand. With --update, "
+            "record the claims' and properties' fingerprints as reviewed: do it after "
+            "reading each changed claim against its property."
+        ),
+        epilog=(
+            "exit status: 0 every claim bound and reviewed (after --update: re-approved), "
+            "1 a claim unbound, bound twice or not reviewed, 2 usage or configuration error"
+        ),
+    )
+    claims.add_argument(
+        "ids", nargs="*", metavar="ID", help="the claims to re-approve (default: every claim)"
+    )
+    claims.add_argument("--pyproject", type=Path, help="the pyproject.toml to read")
+    claims.add_argument(
+        "--update",
+        action="store_true",
+        help="rewrite the reviewed= fingerprints of the properties, formatted with ruff",
+    )
+    return functools.partial(_claims, kind=kind)
+
+
+def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
+    """Run `docpact claims`: one line per claim, or per re-approval with `--update`."""
+    # load_config allows one claims contract: a claim ID names one claim over all pages.
+    contract = next((c for c in config.contracts if c.kind == kind.name), None)
+    if contract is None:
+        msg = f"{config.pyproject.name}: error: no [[tool.docpact.contract]] of kind claims"
+        raise DocpactError(msg)
+    if options.ids and not options.update:
+        msg = "error: claim IDs select what --update re-approves; add --update"
+        raise DocpactError(msg)
+    if options.update:
+        found = reviews(analyse(contract, config), options.ids)
+        write_reviews(config, found)
+        for review in found:
+            binding = review.binding
+            was = review.old or "never reviewed"
+            logger.warning(
+                "%s:%d: re-approved %s against claim %s (%s:%d): %s -> %s",
+                binding.path,
+                binding.line,
+                binding.function,
+                binding.claim,
+                review.page,
+                review.line,
+                was,
+                review.new,
+            )
+        logger.warning("%d re-approved", len(found))
+    analysis = analyse(contract, config)  # again: --update rewrote the test files
+    for page, block in analysis.claims:
+        bound = analysis.bound(block.argument)
+        checked = ", ".join(
+            f"{b.path}:{b.line} {b.function} (session {analysis.session(b)})" for b in bound
+        )
+        line = f"{page}:{block.line}: {block.argument}: {_claim_status(block, bound)}"
+        if checked:
+            line += f": {checked}"
+        logger.info("%s", line)
+    # Every status but `reviewed` comes with a finding of a rule other than the claim
+    # words', and those findings settle the exit.
+    subject = Subject(contract, config, kind)
+    unsettled = [
+        finding for rule in kind.rules if rule is not CLAIM_WORDS for finding in rule.run(subject)
+    ]
+    for finding in unsettled:
+        logger.warning("%s", finding)
+    return 1 if unsettled else 0
+
+
+def _claim_status(block: Block, bound: list[Binding]) -> str:
+    """How a claim stands against its properties, in a few words."""
+    if not bound:
+        return "no property"
+    if len(bound) > 1:
+        return f"{len(bound)} properties"
+    if not bound[0].reviewed:
+        return "never reviewed"
+    stale = changed(block, bound[0])
+    return " and ".join(stale) + " changed" if stale else "reviewed"

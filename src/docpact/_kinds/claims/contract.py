@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+"""A claims contract's keys: its pages, where its properties are, its words and session."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from docpact._model import keys
+from docpact._model.config import Contract
+from docpact._readers.python.properties import SESSION
+
+__all__ = ["DEFAULT_WORDS", "ClaimsContract", "parse"]
+
+DEFAULT_WORDS = (
+    "always",
+    "cancel*",
+    "compensat*",
+    "ensure*",
+    "exactly",
+    "guarantee*",
+    "invariant*",
+    "never",
+)
+"""The claim words of a claims contract that sets no `words`."""
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*\*?")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimsContract(Contract):
+    """A `claims` contract: every claim on its pages is bound to one reviewed property.
+
+    Attributes:
+        pages: The docs pages whose claims and claim words are checked, relative to the
+            project root.
+        properties: The test files and folders searched for `@docpact.claim` bindings.
+        words: The claim words (`word*` matches longer words too).
+        session: The nox session of a binding that names none.
+    """
+
+    kind: str = "claims"
+    pages: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
+    words: tuple[str, ...] = DEFAULT_WORDS
+    session: str = "tests"
+
+
+def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
+    """Read a `claims` table: `pages`, `properties`, and optionally `words`, `session`."""
+    keys.require(entry, key, "claims", ("pages", "properties"))
+    pages = keys.project_paths(entry.get("pages"), f"{key}.pages")
+    properties = keys.project_paths(entry.get("properties"), f"{key}.properties")
+    words = entry.get("words", list(DEFAULT_WORDS))
+    if not isinstance(words, list) or not all(
+        isinstance(w, str) and _WORD.fullmatch(w) for w in words
+    ):
+        msg = (
+            f"{key}.words must be a list of words, each letters, optionally ending in * to "
+            f"match longer words too, got {words!r}"
+        )
+        raise ValueError(msg)
+    session = entry.get("session", "tests")
+    if not isinstance(session, str) or not SESSION.fullmatch(session):
+        msg = f"{key}.session must be a nox session name, got {session!r}"
+        raise ValueError(msg)
+    return ClaimsContract(pages=pages, properties=properties, words=tuple(words), session=session)

@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: MIT
+"""The rules of the claims kind, DP012 to DP016, in the order they run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docpact._kinds.claims.analysis import changed, claims_analysis
+from docpact._model.findings import cannot_read
+from docpact._model.rules import Rule
+from docpact._readers.markdown.claims import words_pattern
+from docpact._readers.markdown.prose import visible_prose
+from docpact._readers.python.properties import REVIEWED
+
+if TYPE_CHECKING:
+    from docpact._model.rules import Subject
+
+__all__ = ["CLAIM_WORDS", "RULES"]
+
+_UPDATE = "docpact claims --update"
+
+
+def _well_formed(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis, contract = claims_analysis(subject), subject.contract
+    findings = []
+    for page, text in analysis.pages.items():
+        if isinstance(text, FileNotFoundError):
+            message = f"claims page {page} does not exist"
+            findings.append((subject.config.pyproject.name, contract.line, message))
+        elif not isinstance(text, str):
+            message = f"claims page {page} {cannot_read(text)}"
+            findings.append((subject.config.pyproject.name, contract.line, message))
+    first: dict[str, tuple[str, int]] = {}
+    for page, read in analysis.read.items():
+        findings += [(page, line, message) for line, message in read.problems]
+        for block in read.claims:
+            if block.argument in first:
+                where = ":".join(map(str, first[block.argument]))
+                message = f"claim ID {block.argument} is given twice, first at {where}"
+                findings.append((page, block.line, message))
+            else:
+                first[block.argument] = (page, block.line)
+    return findings
+
+
+def _one_property_each(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis = claims_analysis(subject)
+    findings = []
+    for page, block in analysis.claims:
+        bound = analysis.bound(block.argument)
+        if not bound:
+            folders = ", ".join(subject.contract.properties)
+            message = (
+                f"claim {block.argument} has no property: decorate the test that checks it, "
+                f'in {folders}, with @docpact.claim("{block.argument}"), then run {_UPDATE}'
+            )
+            findings.append((page, block.line, message))
+        elif len(bound) > 1:
+            where = ", ".join(f"{b.path}:{b.line} {b.function}" for b in bound)
+            message = f"claim {block.argument} has {len(bound)} properties, not one: {where}"
+            findings.append((page, block.line, message))
+    return findings
+
+
+def _bound_to_claims(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis = claims_analysis(subject)
+    pyproject, contract_line = subject.config.pyproject.name, subject.contract.line
+    findings = [
+        (pyproject, contract_line, message) if line == 0 else (path, line, message)
+        for path, line, message in analysis.unreadable
+    ]
+    known = {block.argument for _, block in analysis.claims}
+    for binding in analysis.bindings:
+        if binding.claim is None:
+            findings.append((binding.path, binding.line, binding.problem))
+            continue
+        if binding.claim not in known:
+            pages = ", ".join(subject.contract.pages)
+            message = (
+                f"property {binding.function} is bound to claim {binding.claim}, which no "
+                f"claims page has ({pages}): mark its claim with "
+                f"<!-- docpact: claim {binding.claim} -->, or remove the binding"
+            )
+            findings.append((binding.path, binding.line, message))
+        session = analysis.session(binding)
+        if analysis.sessions is not None and session not in analysis.sessions:
+            message = (
+                f"property {binding.function} runs in session {session}, which noxfile.py "
+                f"does not define (it has {', '.join(sorted(analysis.sessions)) or 'none'})"
+            )
+            findings.append((binding.path, binding.line, message))
+    return findings
+
+
+def _reviewed(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis = claims_analysis(subject)
+    findings = []
+    for page, block in analysis.claims:
+        claim_at = f"{page}:{block.line}"
+        for binding in analysis.bound(block.argument):
+            property_at = f"{binding.path}:{binding.line}"
+            again = f"review the one against the other, then run {_UPDATE} {block.argument}"
+            if not binding.reviewed:
+                message = (
+                    f"property {binding.function} was never reviewed against claim "
+                    f"{block.argument} ({claim_at}): {again}"
+                )
+                findings.append((binding.path, binding.line, message))
+                continue
+            if REVIEWED.fullmatch(binding.reviewed) is None:
+                message = (
+                    f"property {binding.function} has reviewed={binding.reviewed!r}, not "
+                    f"TEXT/CODE with 12 hex digits each: {again}"
+                )
+                findings.append((binding.path, binding.line, message))
+                continue
+            stale = changed(block, binding)
+            if "text" in stale:
+                message = (
+                    f"claim {block.argument} changed since its property {binding.function} "
+                    f"({property_at}) was reviewed against it: {again}"
+                )
+                findings.append((page, block.line, message))
+            if "code" in stale:
+                message = (
+                    f"property {binding.function} changed since it was reviewed against "
+                    f"claim {block.argument} ({claim_at}): {again}"
+                )
+                findings.append((binding.path, binding.line, message))
+    return findings
+
+
+def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis, words = claims_analysis(subject), subject.contract.words
+    if not words:
+        return []
+    pattern = words_pattern(words)
+    findings = []
+    for page, read in analysis.read.items():
+        prose = visible_prose(analysis.pages[page])  # type: ignore[arg-type]
+        marked = {n for b in read.blocks for n in range(b.first, b.last + 1)}
+        for line, text in prose.items():
+            if line in marked:
+                continue
+            for word in dict.fromkeys(m[0] for m in pattern.finditer(text)):
+                message = (
+                    f"claim word {word!r} outside a claim block: bind the sentence to a "
+                    "property (<!-- docpact: claim ID -->), reword it, or give the reason it "
+                    "claims nothing (<!-- docpact: not-a-claim REASON -->)"
+                )
+                findings.append((page, line, message))
+        for block in read.suppressions:
+            lines = range(block.first, block.last + 1)
+            if not any(pattern.search(prose.get(n, "")) for n in lines):
+                message = "<!-- docpact: not-a-claim --> marks a block without a claim word"
+                findings.append((page, block.line, message))
+    return findings
+
+
+WELL_FORMED = Rule(
+    "DP012",
+    "every listed claims page exists, and its claim markers "
+    "(`<!-- docpact: claim ID -->`) have a valid, unique ID and a paragraph or "
+    "admonition after them",
+    "the marker, or the contract",
+    _well_formed,
+)
+
+ONE_PROPERTY_EACH = Rule(
+    "DP013",
+    'every claim has exactly one property: a test decorated with `@docpact.claim("ID")`',
+    "the claim's marker",
+    _one_property_each,
+)
+
+BOUND_TO_CLAIMS = Rule(
+    "DP014",
+    "every property binding is well-formed and names a claim on a listed page, and a "
+    "session of `noxfile.py`",
+    "the binding",
+    _bound_to_claims,
+)
+
+STILL_REVIEWED = Rule(
+    "DP015",
+    "each claim's text and its property's code have the fingerprints recorded when "
+    "they were last reviewed (`docpact claims --update`)",
+    "the claim's marker for a changed text, the binding otherwise",
+    _reviewed,
+)
+
+CLAIM_WORDS = Rule(
+    "DP016",
+    "no line of a claims page outside a claim block uses a claim word, unless a "
+    "`<!-- docpact: not-a-claim REASON -->` marks its block",
+    "the line, or the suppression",
+    _claim_words,
+)
+
+RULES = (WELL_FORMED, ONE_PROPERTY_EACH, BOUND_TO_CLAIMS, STILL_REVIEWED, CLAIM_WORDS)
+"""The claims kind's rules, in the order they run."""

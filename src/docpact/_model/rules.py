@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: MIT
+"""What a rule and a contract kind are, and the subject a rule checks.
+
+A rule is its finding code, a one-line summary of what it requires, where its findings are
+reported, and its check; every finding of the check gets the rule's code. A kind of contract
+is its keys, the parser of its tables, and its rules, run in order; a rule that `needs`
+something of its subject (an object that DP001 accepts) is skipped where it is missing.
+`docpact._registry` puts the kinds together; nothing else defines a code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from docpact._model.findings import Finding
+
+if TYPE_CHECKING:
+    from docpact._model.config import Config, Contract
+
+__all__ = ["Kind", "Rule", "Subject"]
+
+_T = TypeVar("_T")
+
+Check = Callable[["Subject"], Iterable[tuple[str, int, str]]]
+"""A rule's check: from a contract's subject to its findings, each `(path, line, message)`."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of docpact, defined once.
+
+    Attributes:
+        code: The finding code, `DP001`...
+        summary: What the rule requires, in one line (the CLI's help and the docs show it).
+        reported_at: Where a finding of the rule points.
+        check: The check, from a contract's subject to each finding's path, line and
+            message; `None` for the rules of `docpact coverage`, which checks packages, not
+            contracts.
+        needs: What the check needs of the subject to run at all, as a test; the rule is
+            skipped where it fails (another rule reports why).
+    """
+
+    code: str
+    summary: str
+    reported_at: str
+    check: Check | None = field(repr=False, compare=False)
+    needs: Callable[[Subject], bool] | None = field(default=None, repr=False, compare=False)
+
+    def finding(self, path: str, line: int, message: str) -> Finding:
+        """A finding of this rule, under its code.
+
+        Args:
+            path: The file, relative to the project root.
+            line: The 1-based line.
+            message: What is wrong.
+
+        Returns:
+            The finding.
+        """
+        return Finding(path, line, self.code, message)
+
+    def run(self, subject: Subject) -> list[Finding]:
+        """Run the check on a subject, unless it lacks what the check needs.
+
+        Args:
+            subject: The contract being checked.
+
+        Returns:
+            The findings, possibly none.
+        """
+        if self.check is None or (self.needs is not None and not self.needs(subject)):
+            return []
+        return [self.finding(*found) for found in self.check(subject)]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of contract: the keys its `[[tool.docpact.contract]]` table takes, and its rules.
+
+    Attributes:
+        name: The value of the contract's `kind` key.
+        summary: What a contract of this kind keeps, in one line.
+        required: The keys a contract of this kind must set, besides `kind`.
+        optional: The keys it may set.
+        noun: What the checked names are called in messages (`operand`, `identifier`).
+        rules: The rules, in the order they run.
+        parse: Turns a table, whose keys are among `required` and `optional`, into the
+            kind's `Contract`, given the table's key (`tool.docpact.contract[N]`); it raises
+            `ValueError` with a message that starts with the key at fault. Without one, the
+            table must set every `required` key, and becomes a plain `Contract` with its
+            `docs`.
+        needs_function: Whether the contract's object must be a function.
+        once: Why a project may declare at most one contract of this kind, or empty when
+            it may declare several.
+        commands: The `docpact` subcommands the kind adds (`docpact claims`): each a
+            function given the CLI's subparsers and the kind, which adds one command and
+            returns what it runs: a function of the parsed options and the project's
+            `Config` that gives the exit status.
+    """
+
+    name: str
+    summary: str
+    required: frozenset[str]
+    optional: frozenset[str]
+    noun: str
+    rules: tuple[Rule, ...]
+    parse: Callable[[dict[str, Any], str], Contract] | None = field(
+        default=None, repr=False, compare=False
+    )
+    needs_function: bool = False
+    once: str = ""
+    commands: tuple[Callable[[Any, Kind], Callable[[Any, Config], int]], ...] = field(
+        default=(), repr=False, compare=False
+    )
+
+
+@dataclass
+class Subject:
+    """One contract being checked, with what its rules share, each computed once.
+
+    Attributes:
+        contract: The contract.
+        config: The project's configuration.
+        kind: The contract's kind.
+        package: The contract's top-level package as griffe loaded it, for contracts that
+            name an object; `None` otherwise.
+    """
+
+    contract: Contract
+    config: Config
+    kind: Kind
+    package: Any = None
+    _shared: dict[Callable[[Subject], Any], Any] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
+    def shared(self, compute: Callable[[Subject], _T]) -> _T:
+        """What several rules of the subject read, computed once by `compute`.
+
+        Args:
+            compute: A function of the subject, such as reading its docs pages; the cache
+                key.
+
+        Returns:
+            What `compute` returned the first time.
+        """
+        if compute not in self._shared:
+            self._shared[compute] = compute(self)
+        return self._shared[compute]

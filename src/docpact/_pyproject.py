@@ -1,0 +1,224 @@
+# SPDX-License-Identifier: MIT
+"""Read a project's configuration from `pyproject.toml`: `[tool.docpact]` and its contracts.
+
+The loader checks the table's own keys and which kind each contract is; each kind parses
+and checks its own keys (`Kind.parse`). Any error names `pyproject.toml:LINE` and the key.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+from docpact import _registry as registry
+from docpact._model import keys
+from docpact._model.config import (
+    DEFAULT_HEADINGS,
+    DEFAULT_PATHS,
+    DOCSTRING_STYLES,
+    Config,
+    Contract,
+)
+from docpact._model.errors import DocpactError
+from docpact._model.findings import cannot_read, relative
+from docpact._readers.mkdocs_yml import docstring_style, headings
+
+__all__ = ["find_pyproject", "load_config"]
+
+_TABLE_KEYS = frozenset({"contract", "paths", "docstring-style", "coverage"})
+_CONTRACT_HEADER = re.compile(r"^\s*\[\[\s*tool\s*\.\s*docpact\s*\.\s*contract\s*\]\]")
+_TABLE_HEADER = re.compile(r"^\s*\[\s*tool\s*\.\s*docpact\s*\]")
+_ANY_HEADER = re.compile(r"^\s*\[")
+# The key a configuration error names first: `tool.docpact.contract[0].docs must ...`.
+_ERROR_KEY = re.compile(
+    r"^tool\.docpact(?:\.contract\[(?P<index>\d+)\])?(?:\.(?P<key>[\w-]+))?[ :]"
+)
+
+
+def find_pyproject(start: str | os.PathLike[str]) -> Path:
+    """Find the `pyproject.toml` in a folder or the nearest folder above it.
+
+    Args:
+        start: The folder to start from.
+
+    Returns:
+        The absolute path of the file.
+
+    Raises:
+        DocpactError: When no folder from `start` upward holds a `pyproject.toml`.
+    """
+    folder = Path(start).absolute()
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyproject.toml").is_file():
+            return candidate / "pyproject.toml"
+    msg = f"{relative(folder, Path.cwd())}: error: no pyproject.toml in this folder or above it"
+    raise DocpactError(msg)
+
+
+def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) -> Config:
+    """Read and validate the contracts declared in a `pyproject.toml`.
+
+    Args:
+        pyproject: The path of the file.
+        contracts: Whether the file must declare contracts; `docpact coverage` needs none.
+
+    Returns:
+        The validated contracts.
+
+    Raises:
+        DocpactError: When the file cannot be read or parsed, or its `[tool.docpact]` table
+            is missing or malformed; the message names the key at fault.
+    """
+    path = Path(pyproject).absolute()
+    prefix = f"{relative(path, Path.cwd())}: error:"
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError) as error:
+        msg = f"{prefix} {cannot_read(error)}"
+        raise DocpactError(msg) from None
+    except tomllib.TOMLDecodeError as error:
+        at = re.search(r"at line (\d+)", str(error))
+        msg = (
+            f"{relative(path, Path.cwd())}:{at[1] if at else 1}: error: is not valid TOML: {error}"
+        )
+        raise DocpactError(msg) from None
+    try:
+        tool = data.get("tool")
+        table = tool.get("docpact") if isinstance(tool, dict) else None
+        if not contracts and table is None:
+            table = {}
+        declared = _contracts(table) if contracts or "contract" in table else []
+        paths = _paths(table["paths"]) if "paths" in table else DEFAULT_PATHS
+        covered = table.get("coverage", [])
+        if not isinstance(covered, list) or not all(
+            isinstance(name, str) and name and all(map(keys.is_name, name.split(".")))
+            for name in covered
+        ):
+            msg = f"tool.docpact.coverage must be a list of dotted package names, got {covered!r}"
+            raise ValueError(msg)
+        style = table.get("docstring-style")
+        if style is not None and style not in DOCSTRING_STYLES:
+            msg = f"tool.docpact.docstring-style must be one of {DOCSTRING_STYLES}, got {style!r}"
+            raise ValueError(msg)
+    except ValueError as error:
+        line = _line_of_key(text, str(error))
+        msg = f"{relative(path, Path.cwd())}:{line}: error: {error}"
+        raise DocpactError(msg) from None
+    lines = _header_lines(text, len(declared))
+    numbered = tuple(replace(contract, line=lines[i]) for i, contract in enumerate(declared))
+    for index, contract in enumerate(numbered):
+        for section in contract.docs:
+            page = section.partition("#")[0]
+            if not keys.inside(page):
+                msg = (
+                    f"{relative(path, Path.cwd())}:{contract.line}: error: "
+                    f"tool.docpact.contract[{index}].docs names {page}, which is absolute or "
+                    "outside the project root; list pages relative to the folder of "
+                    "pyproject.toml, inside it"
+                )
+                raise DocpactError(msg)
+    style = style or docstring_style(path.parent) or "google"
+    # Anchors only matter to contracts that list docs sections; mkdocs.yml is read for them.
+    anchors = headings(path.parent) if any(c.docs for c in numbered) else DEFAULT_HEADINGS
+    return Config(
+        pyproject=path,
+        contracts=numbered,
+        paths=paths,
+        docstring_style=style,
+        headings=anchors,
+        coverage=tuple(covered),
+    )
+
+
+def _contracts(table: object) -> list[Contract]:
+    if table is None:
+        msg = "no [[tool.docpact.contract]] table"
+        raise ValueError(msg)
+    if not isinstance(table, dict):
+        msg = f"tool.docpact must be a table, got {table!r}"
+        raise ValueError(msg)
+    if unknown := sorted(set(table) - _TABLE_KEYS):
+        msg = f"tool.docpact has unknown keys {unknown}; known keys are {sorted(_TABLE_KEYS)}"
+        raise ValueError(msg)
+    entries = table.get("contract")
+    if not isinstance(entries, list) or not entries:
+        msg = f"tool.docpact.contract must be a non-empty array of tables, got {entries!r}"
+        raise ValueError(msg)
+    contracts = [_contract(entry, f"tool.docpact.contract[{i}]") for i, entry in enumerate(entries)]
+    for name in dict.fromkeys(contract.kind for contract in contracts):
+        once = registry.kind(name).once  # type: ignore[union-attr]
+        same = [i for i, contract in enumerate(contracts) if contract.kind == name]
+        if once and len(same) > 1:
+            msg = f"tool.docpact.contract[{same[1]}].kind is a second {name} contract: {once}"
+            raise ValueError(msg)
+    return contracts
+
+
+def _contract(entry: object, key: str) -> Contract:
+    if not isinstance(entry, dict):
+        msg = f"{key} must be a table, got {entry!r}"
+        raise ValueError(msg)
+    name = entry.get("kind", "divisor")
+    found = registry.kind(name) if isinstance(name, str) else None
+    if found is None:
+        msg = f"{key}.kind must be one of {sorted(registry.all_kinds())}, got {name!r}"
+        raise ValueError(msg)
+    allowed = found.required | found.optional | {"kind"}
+    if unknown := sorted(set(entry) - allowed):
+        msg = f"{key} has unknown keys {unknown}; a {name} contract takes {sorted(allowed)}"
+        raise ValueError(msg)
+    values = {k: v for k, v in entry.items() if k != "kind"}
+    if found.parse is not None:
+        return found.parse(values, key)
+    keys.require(values, key, name, tuple(found.required))
+    return Contract(kind=name, docs=keys.sections(values.get("docs", []), f"{key}.docs", kind=name))
+
+
+def _paths(paths: object) -> tuple[str, ...]:
+    names = isinstance(paths, list) and all(isinstance(p, str) and p for p in paths)
+    if not names or not paths or any("\0" in p for p in paths):
+        msg = f"tool.docpact.paths must be a non-empty list of folder names, got {paths!r}"
+        raise ValueError(msg)
+    if outside := [p for p in paths if not keys.inside(p)]:
+        msg = f"tool.docpact.paths lists {outside}, absolute or outside the project root"
+        raise ValueError(msg)
+    return tuple(PurePosixPath(p).as_posix() for p in paths)
+
+
+def _line_of_key(text: str, message: str) -> int:
+    """The line of the key a configuration error starts with, found in the TOML text.
+
+    `tool.docpact.contract[1].operands ...` is the `operands =` line of the second
+    `[[tool.docpact.contract]]` table, or its header; `tool.docpact.paths ...` the `paths =`
+    line of `[tool.docpact]`. Where the key cannot be found (dotted or inline tables), 1.
+    """
+    match = _ERROR_KEY.match(message)
+    if match is None:
+        return 1
+    lines = text.splitlines()
+    if match["index"] is not None:
+        starts = [i for i, line in enumerate(lines) if _CONTRACT_HEADER.match(line)]
+        index = int(match["index"])
+        if index >= len(starts):
+            return 1
+        start = starts[index]
+    else:
+        start = next((i for i, line in enumerate(lines) if _TABLE_HEADER.match(line)), None)
+        if start is None:
+            return 1
+    end = next((i for i in range(start + 1, len(lines)) if _ANY_HEADER.match(lines[i])), len(lines))
+    if match["key"]:
+        key = re.compile(rf"^\s*[\"']?{re.escape(match['key'])}[\"']?\s*=")
+        found = next((i for i in range(start + 1, end) if key.match(lines[i])), start)
+        return found + 1
+    return start + 1
+
+
+def _header_lines(text: str, count: int) -> list[int]:
+    lines = [i for i, line in enumerate(text.splitlines(), 1) if _CONTRACT_HEADER.match(line)]
+    # Inline arrays (`contract = [{...}]`) have no headers; their findings point at line 1.
+    return lines if len(lines) == count else [1] * count

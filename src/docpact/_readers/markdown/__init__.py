@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+"""Markdown read as the site renders it: prose, sections, `docpact:` directives, claims."""
