@@ -6,9 +6,12 @@ names a function and the operands its division is computed from: the docstring a
 listed docs section must name every operand as inline code, and the body must still divide
 by them. A `names` contract names an object whose docstring and docs must name a list of
 identifiers. A `config-defaults` contract holds a YAML block on the docs equal to a file as
-data. docpact reads the code through griffe's static view (the checked package is never
+data. A `claims` contract binds each claim of its pages to one reviewed property test. A
+`kinds` contract keeps an object's docstring and docs naming every kind, as this docstring
+does. Other distributions add kinds (a `Kind`, under the `docpact.kinds` entry point group).
+docpact reads the code through griffe's static view (the checked package is never
 imported). The checks run from the command line (`docpact check`), inside `mkdocs build` as a
-griffe extension, and in pytest through `check_project`.
+griffe extension and the docpact plugin, and in pytest through `check_project`.
 
 Each broken rule is one finding, printed as `path:line: CODE message`. `CODES` maps every
 code to the rule it breaks; the rules, with where each reports, are listed on the docs page
@@ -28,6 +31,7 @@ from docpact._extension import ContractExtension
 from docpact._model.config import Config, Contract
 from docpact._model.errors import DocpactError
 from docpact._model.findings import Finding
+from docpact._model.rules import Kind, Rule
 from docpact._pyproject import find_pyproject, load_config
 from docpact._registry import CODES
 
@@ -40,6 +44,8 @@ __all__ = [
     "ContractExtension",
     "DocpactError",
     "Finding",
+    "Kind",
+    "Rule",
     "check_project",
     "claim",
     "find_pyproject",

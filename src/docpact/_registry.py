@@ -20,6 +20,7 @@ from docpact._kinds.claims import CLAIMS
 from docpact._kinds.config_defaults import CONFIG_DEFAULTS
 from docpact._kinds.coverage import COVERAGE_RULES
 from docpact._kinds.divisor import DIVISOR
+from docpact._kinds.kinds import KIND_NAMES
 from docpact._kinds.names import NAMES
 from docpact._model.errors import DocpactError
 from docpact._model.rules import Kind, Rule, Subject
@@ -44,7 +45,9 @@ __all__ = [
 ENTRY_POINTS = "docpact.kinds"
 """The entry point group under which other distributions register kinds."""
 
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, CLAIMS)}
+KINDS: dict[str, Kind] = {
+    kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, CLAIMS, KIND_NAMES)
+}
 """docpact's own kinds of contract, by the value of their `kind` key."""
 
 
@@ -152,5 +155,5 @@ def check_contract(contract: Contract, *, config: Config, package: Module | None
     if found is None:  # load_config only makes contracts of known kinds
         msg = f"error: no docpact kind {contract.kind!r}"
         raise DocpactError(msg)
-    subject = Subject(contract, config, found, package)
+    subject = Subject(contract, config, found, package, kinds=all_kinds)
     return [finding for rule in found.rules for finding in rule.run(subject)]

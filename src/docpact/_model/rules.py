@@ -126,12 +126,15 @@ class Subject:
         kind: The contract's kind.
         package: The contract's top-level package as griffe loaded it, for contracts that
             name an object; `None` otherwise.
+        kinds: Every registered kind, by name, read from the registry when called: what a
+            rule needs that checks a list of the kinds (`docpact._registry` gives it).
     """
 
     contract: Contract
     config: Config
     kind: Kind
     package: Any = None
+    kinds: Callable[[], dict[str, Kind]] = field(default=dict, repr=False)
     _shared: dict[Callable[[Subject], Any], Any] = field(
         default_factory=dict, init=False, repr=False
     )

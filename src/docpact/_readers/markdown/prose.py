@@ -16,6 +16,7 @@ __all__ = [
     "INLINE",
     "SETEXT",
     "inline_code_names",
+    "inline_code_spans",
     "page_lines",
     "prose_lines",
     "visible_prose",
@@ -57,6 +58,22 @@ def inline_code_names(text: str) -> set[str]:
     prose = "\n".join(prose_lines(text.splitlines()))
     spans = (match["code"] for match in INLINE.finditer(prose) if match["code"])
     return {name for span in spans for name in _NAME.findall(span)}
+
+
+def inline_code_spans(text: str) -> set[str]:
+    """Collect the text of each inline code span, as a reader sees it.
+
+    The same spans as `inline_code_names` reads, each whole: `` `config-defaults` `` is one
+    span, where it names two Python names.
+
+    Args:
+        text: Markdown, or a docstring written in Markdown or reStructuredText.
+
+    Returns:
+        Each span's text, stripped.
+    """
+    prose = "\n".join(prose_lines(text.splitlines()))
+    return {match["code"].strip() for match in INLINE.finditer(prose) if match["code"]}
 
 
 def page_lines(text: str) -> list[str]:

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: MIT
+"""A kind of another distribution, registered under `docpact.kinds`, is docpact's like its own.
+
+The kind lives in a module outside docpact, in a temporary folder with a `*.dist-info` that
+declares the entry point, on `sys.path`: as a distribution installed beside docpact would.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from docpact.__main__ import main
+
+KIND_MODULE = """
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from docpact import Contract, Kind, Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class TodoContract(Contract):
+    kind: str = "todo"
+    pages: tuple[str, ...] = ()
+
+
+def parse(entry, key):
+    pages = entry.get("pages")
+    if not isinstance(pages, list) or not pages:
+        msg = f"{key}.pages must be a non-empty list of pages, got {pages!r}"
+        raise ValueError(msg)
+    return TodoContract(pages=tuple(pages))
+
+
+def no_todo(subject):
+    for page in subject.contract.pages:
+        text = (subject.config.root / page).read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), 1):
+            if "TODO" in line:
+                yield page, number, f"{page} still says TODO"
+
+
+TODO = Kind(
+    name="todo",
+    summary="no listed page says TODO",
+    required=frozenset({"pages"}),
+    optional=frozenset(),
+    noun="page",
+    rules=(Rule("XT001", "no listed page says TODO", "the line", no_todo),),
+    parse=parse,
+)
+CLASH = Kind(
+    name="clash",
+    summary="reuses a code of docpact's",
+    required=frozenset(),
+    optional=frozenset(),
+    noun="thing",
+    rules=(Rule("DP001", "another rule under DP001", "nowhere", no_todo),),
+)
+"""
+PYPROJECT = """
+[[tool.docpact.contract]]
+kind = "{kind}"
+pages = ["docs/guide.md"]
+"""
+
+
+def _install(site: Path, distribution: str, entry_points: str) -> None:
+    """Make `distribution` look installed on `site`, with these `docpact.kinds` entry points."""
+    info = site / f"{distribution.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 1.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        f"[docpact.kinds]\n{textwrap.dedent(entry_points)}", encoding="utf-8"
+    )
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder on `sys.path` holding the kind's module, out of docpact's package."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "todo_kind.py").write_text(KIND_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    yield folder
+    sys.modules.pop("todo_kind", None)
+
+
+def _project(tmp_path: Path, kind: str = "todo") -> Path:
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "docs" / "guide.md").write_text("# Guide\n\nTODO: write it.\n", encoding="utf-8")
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(PYPROJECT.format(kind=kind), encoding="utf-8")
+    return pyproject
+
+
+def test_a_registered_kind_is_checked_selected_and_listed_in_the_help(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`docpact check`, `--select`, `--ignore` and the epilog's codes all know the new kind."""
+    _install(site, "todo-kind", "todo = todo_kind:TODO\n")
+    pyproject = str(_project(tmp_path))
+    finding = "docs/guide.md:3: XT001 docs/guide.md still says TODO"
+    assert main(["check", "--pyproject", pyproject]) == 1
+    assert capsys.readouterr().out.splitlines() == [finding]
+    assert main(["check", "--pyproject", pyproject, "--select", "XT001"]) == 1
+    assert capsys.readouterr().out.splitlines() == [finding]
+    assert main(["check", "--pyproject", pyproject, "--select", "DP001"]) == 0
+    assert main(["check", "--pyproject", pyproject, "--ignore", "xt001"]) == 0
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "  XT001  no listed page says TODO\n" in out
+    assert out.index("DP016") < out.index("XT001") < out.index("exit status:")
+
+
+def test_an_unknown_kind_lists_the_registered_ones(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The error for an unknown `kind` names every kind, the registered ones included."""
+    _install(site, "todo-kind", "todo = todo_kind:TODO\n")
+    assert main(["check", "--pyproject", str(_project(tmp_path, kind="todos"))]) == 2
+    err = capsys.readouterr().err
+    assert "tool.docpact.contract[0].kind must be one of ['claims', 'config-defaults'," in err
+    assert "'names', 'todo'], got 'todos'" in err
+
+
+def test_a_registered_kind_parses_its_own_keys(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its parser's `ValueError` is a configuration error at the key's line, exit 2."""
+    _install(site, "todo-kind", "todo = todo_kind:TODO\n")
+    pyproject = _project(tmp_path)
+    pyproject.write_text(PYPROJECT.format(kind="todo").replace('["docs/guide.md"]', "[]"))
+    assert main(["check", "--pyproject", str(pyproject)]) == 2
+    assert capsys.readouterr().err.endswith(
+        "pyproject.toml:4: error: tool.docpact.contract[0].pages must be a non-empty list of "
+        "pages, got []\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry_points", "error"),
+    [
+        (
+            "clash = todo_kind:CLASH\n",
+            "error: docpact kind entry point clash (todo_kind:CLASH) of distribution "
+            "broken-kind defines code DP001, which docpact already defines: give the rule a "
+            "code of its own",
+        ),
+        (
+            "todo = no_such_module:TODO\n",
+            "error: docpact kind entry point todo (no_such_module:TODO) of distribution "
+            "broken-kind cannot be imported: ModuleNotFoundError: No module named "
+            "'no_such_module'",
+        ),
+        (
+            "todo = todo_kind:parse\n",
+            "error: docpact kind entry point todo (todo_kind:parse) of distribution "
+            "broken-kind is a function, not a docpact Kind",
+        ),
+        (
+            "names = todo_kind:TODO\nagain = todo_kind:TODO\n",
+            "error: docpact kind entry point again (todo_kind:TODO) of distribution "
+            "broken-kind is named 'todo', which another kind is",
+        ),
+    ],
+    ids=["code collision", "import fails", "not a kind", "name collision"],
+)
+def test_a_broken_registered_kind_exits_2_naming_its_distribution(
+    site: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    entry_points: str,
+    error: str,
+) -> None:
+    """A kind that cannot be imported, or takes another's code or name, is a usage error."""
+    _install(site, "broken-kind", entry_points)
+    assert main(["check", "--pyproject", str(_project(tmp_path))]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"{error}\n")
