@@ -97,7 +97,7 @@ class DocpactPlugin(BasePlugin[_Options]):
     """
 
     def __init__(self) -> None:
-        self._analyses: list[Analysis] = []
+        self._analysis: Analysis | None = None
         self._root = Path()
         self._project: Config | None = None
         self.checker: ContractExtension | None = None
@@ -124,11 +124,9 @@ class DocpactPlugin(BasePlugin[_Options]):
             raise PluginError(msg)
         self._root = project.root
         self._project = project
-        self._analyses = [
-            analyse(contract, project)
-            for contract in project.contracts
-            if contract.kind == CLAIMS.name
-        ]
+        # load_config allows one claims contract: a claim ID names one claim over all pages.
+        claims = next((c for c in project.contracts if c.kind == CLAIMS.name), None)
+        self._analysis = None if claims is None else analyse(claims, project)
         self.checker = ContractExtension(config=project)
         _defer_extensions(config, self.checker)
         config.extra_css.append(STYLESHEET)
@@ -142,11 +140,12 @@ class DocpactPlugin(BasePlugin[_Options]):
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Log the claims findings that the checker did not log in this build."""
+        if self._analysis is None:
+            return
         reported = set(self.checker.findings) if self.checker is not None else set()
-        for analysis in self._analyses:
-            found = check_contract(analysis.contract, config=self._project, package=None)
-            for finding in sorted(set(found) - reported):
-                logger.warning("docpact: %s", finding)
+        found = check_contract(self._analysis.contract, config=self._project, package=None)
+        for finding in sorted(set(found) - reported):
+            logger.warning("docpact: %s", finding)
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the style sheet of the boxes."""
@@ -159,8 +158,8 @@ class DocpactPlugin(BasePlugin[_Options]):
         if source is None:
             return markdown
         name = relative(Path(source), self._root)
-        analysis = next((a for a in self._analyses if name in a.contract.pages), None)
-        if analysis is None:
+        analysis = self._analysis
+        if analysis is None or name not in analysis.contract.pages:
             return markdown
         lines = page_lines(markdown)
         for block in reversed(read_page(markdown).claims):

@@ -160,7 +160,7 @@ def test_the_pyproject_option_names_another_file(tmp_path) -> None:
         PYPROJECT.replace('"docs/index.md"', '"docs/other.md"'), encoding="utf-8"
     )
     plugin, _ = _plugin(project, pyproject=str(tmp_path / "elsewhere.toml"))
-    assert [a.contract.pages for a in plugin._analyses] == [("docs/other.md",)]
+    assert plugin._analysis.contract.pages == ("docs/other.md",)
 
 
 def test_a_strict_build_renders_the_box(tmp_path) -> None:
@@ -207,7 +207,7 @@ def test_the_plugin_leaves_out_what_the_griffe_extension_already_logged(tmp_path
     from docpact._registry import check_contract
 
     plugin, config = _plugin(_project(tmp_path))
-    (analysis,) = plugin._analyses
+    analysis = plugin._analysis
     found = check_contract(analysis.contract, config=plugin._project, package=None)
     assert len(found) == 1  # test_one_row was never reviewed
     plugin.on_pre_build(config=config)
