@@ -13,7 +13,6 @@ every kind is asked for, as by the help).
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 from docpact._kinds.claims import CLAIMS
@@ -76,6 +75,8 @@ def all_kinds() -> dict[str, Kind]:
             the name of another kind or a code of another rule; the message names the
             distribution.
     """
+    from importlib.metadata import entry_points  # only when a kind not docpact's is asked for
+
     kinds = dict(KINDS)
     owners = {rule.code: (rule, "docpact") for rule in RULES}
     for point in entry_points(group=ENTRY_POINTS):
