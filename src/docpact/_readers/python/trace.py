@@ -8,12 +8,12 @@ through the function's local assignments (plain, annotated and augmented assignm
 walrus, simple tuple unpacking, `for` and `with` targets), transitively, so
 `divisor = clamp(count * rows)` then `x / divisor` uses `count` and `rows`.
 
-The expansion follows statement order (see `docpact._flow`): a use of a name sees only the
-assignments before it, and the last one in straight-line code overwrites the earlier ones,
-so `d = a * b` then `d = c * b` then `x / d` uses `c` and `b` only. Assignments in nested
-blocks (`if`/`else` branches, loop, `with` and `try` bodies) may or may not run, so all of
-them before the use are kept; inside a loop, a later assignment in the loop is kept too.
-Nested functions and classes are another scope and are not followed.
+The expansion follows statement order (see `docpact._readers.python.flow`): a use of a name
+sees only the assignments before it, and the last one in straight-line code overwrites the
+earlier ones, so `d = a * b` then `d = c * b` then `x / d` uses `c` and `b` only.
+Assignments in nested blocks (`if`/`else` branches, loop, `with` and `try` bodies) may or
+may not run, so all of them before the use are kept; inside a loop, a later assignment in
+the loop is kept too. Nested functions and classes are another scope and are not followed.
 
 Divisions also feed one another: when the dividend of one division is computed, through
 local assignments, from the result of another (`y = x / a` then `y / b`, or `x /= a` then
