@@ -301,15 +301,7 @@ def plan_retention(
     Padding rows (``padding``), which a trainer adds only so that its batch divides into
     ranks and mini-batches, are always kept and never drawn: they count towards the whole
     mini-batches, and the floor and the cap take real rows only. They are not trained rows,
-    so ``num_trained_rows`` leaves them out. Two real rows and two padding rows make one
-    mini-batch of four, and one rollout of the two real rows:
-
-    >>> plan = plan_retention(4, mini_batch_size=4, padding=[False, False, True, True])
-    >>> plan.num_trained_rows, plan.update_units, plan.padding_indices
-    (2, 1, (2, 3))
-    >>> print(plan)
-    RetentionPlan: 4 rows -> 2 trained + 2 padding, 1 update unit per epoch
-      dropped: 0 marked, 0 at the mini-batch floor, 0 at the update cap
+    so ``num_trained_rows`` leaves them out.
 
     A same-reward group carries no GRPO signal: it is decided as the trainer decides it,
     over the group's candidate rows (a lone row included), every reward being within
@@ -341,6 +333,16 @@ def plan_retention(
             padding, the padding rows outnumber the rows the floor and the cap keep, a
             reward is not a finite number, a group id is unhashable, a bool or a float, the
             group ids mix kinds, or only one of ``group_ids`` and ``rewards`` is given.
+
+    Examples:
+        Two real rows and two padding rows make one mini-batch of four:
+
+        >>> plan = plan_retention(4, mini_batch_size=4, padding=[False, False, True, True])
+        >>> plan.num_trained_rows, plan.update_units, plan.padding_indices
+        (2, 1, (2, 3))
+        >>> print(plan)
+        RetentionPlan: 4 rows -> 2 trained + 2 padding, 1 update unit per epoch
+          dropped: 0 marked, 0 at the mini-batch floor, 0 at the update cap
     """
     num_rows = as_count(num_rows, "num_rows", minimum=0)
     mini_batch_size = as_count(mini_batch_size, "mini_batch_size")

@@ -92,31 +92,7 @@ def retain_and_normalize(
 
     Padding rows, which a trainer adds so that its batch divides into ranks and
     mini-batches (verl's V1 trainer does), are kept, get advantage 0 and are not counted:
-    the other rows are normalized as if the padding were not there. Three rows of two
-    rollouts and one padding row, in one mini-batch of four:
-
-    >>> import torch
-    >>> from rolloutnorm import load_config
-    >>> config = load_config(
-    ...     overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 4}
-    ... )
-    >>> ones = torch.ones(4, 2)
-    >>> padded = retain_and_normalize(
-    ...     ones,
-    ...     ones,
-    ...     ["a", "a", "b", "pad"],
-    ...     config=config,
-    ...     padding=[False, False, False, True],
-    ... )
-    >>> padded.plan.num_trained_rows, padded.plan.update_units
-    (3, 1)
-    >>> [round(mass, 4) for mass in padded.advantages.sum(-1).tolist()]
-    [0.1667, 0.1667, 0.3333, 0.0]
-    >>> print(padded.report())
-    rollout  rows  tokens  mass
-    a           2       4  1/3 (0.3333)
-    b           1       2  1/3 (0.3333)
-    batch: 2 rollouts over 3 trained rows, mass 2/3 (0.6667)
+    the other rows are normalized as if the padding were not there.
 
     Args:
         advantages: All rows' advantages, float, ``(rows, tokens)``.
@@ -136,6 +112,32 @@ def retain_and_normalize(
     Raises:
         RolloutNormError: If an argument is malformed, or no row is left to train
             (fewer candidate rows than one mini-batch).
+
+    Examples:
+        Three rows of two rollouts and one padding row, in one mini-batch of four:
+
+        >>> import torch
+        >>> from rolloutnorm import load_config
+        >>> config = load_config(
+        ...     overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 4}
+        ... )
+        >>> ones = torch.ones(4, 2)
+        >>> padded = retain_and_normalize(
+        ...     ones,
+        ...     ones,
+        ...     ["a", "a", "b", "pad"],
+        ...     config=config,
+        ...     padding=[False, False, False, True],
+        ... )
+        >>> padded.plan.num_trained_rows, padded.plan.update_units
+        (3, 1)
+        >>> [round(mass, 4) for mass in padded.advantages.sum(-1).tolist()]
+        [0.1667, 0.1667, 0.3333, 0.0]
+        >>> print(padded.report())
+        rollout  rows  tokens  mass
+        a           2       4  1/3 (0.3333)
+        b           1       2  1/3 (0.3333)
+        batch: 2 rollouts over 3 trained rows, mass 2/3 (0.6667)
     """
     if not isinstance(config, RolloutNormConfig):
         msg = f"config must be a RolloutNormConfig from load_config, got {type(config).__name__}"
