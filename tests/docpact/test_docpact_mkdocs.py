@@ -128,3 +128,34 @@ def test_a_config_defaults_finding_is_reported_once_per_build(project: Path) -> 
     warnings = [line for line in result.stdout.splitlines() if "DP007" in line]
     assert len(warnings) == 1, result.stdout
     assert "the yaml block differs from conf/defaults.yaml: epochs" in warnings[0]
+
+
+def test_with_the_plugin_each_finding_of_every_kind_is_reported_once(project: Path) -> None:
+    """The plugin owns the checking: the extensions defer to its checker, nothing twice."""
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
+        file.write(
+            '\n[[tool.docpact.contract]]\nkind = "config-defaults"\n'
+            'file = "conf/defaults.yaml"\ndocs = ["docs/guide.md#other-settings"]\n'
+            '\n[[tool.docpact.contract]]\nkind = "claims"\n'
+            'pages = ["docs/index.md"]\nproperties = ["tests"]\n'
+        )
+    (project / "conf").mkdir()
+    (project / "conf" / "defaults.yaml").write_text("epochs: 2\n", encoding="utf-8")
+    (project / "tests").mkdir()
+    drift(
+        project / "docs" / "guide.md",
+        "Nothing about the divisor here.",
+        "<!-- docpact: config-defaults conf/defaults.yaml -->\n```yaml\nepochs: 1\n```",
+    )
+    with (project / "docs" / "index.md").open("a", encoding="utf-8") as file:
+        file.write("\n<!-- docpact: claim one-row -->\nA rollout carries 1.\n")
+    with (project / "mkdocs.yml").open("a", encoding="utf-8") as file:
+        file.write("  - docpact\nmarkdown_extensions:\n  - admonition\n")
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
+    result = build(project)
+    assert result.returncode == 1
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("WARNING")]
+    codes = sorted(
+        code for line in warnings for code in ("DP003", "DP007", "DP013") if code in line
+    )
+    assert codes == ["DP003", "DP007", "DP013"], result.stdout
