@@ -188,3 +188,56 @@ def test_a_broken_registered_kind_exits_2_naming_its_distribution(
     assert main(["check", "--pyproject", str(_project(tmp_path))]) == 2
     out, err = capsys.readouterr()
     assert (out, err) == ("", f"{error}\n")
+
+
+KINDS_PROJECT = """
+[[tool.docpact.contract]]
+kind = "kinds"
+object = "plugins"
+docs = ["docs/kinds.md#kinds"]
+"""
+NAMED = "`divisor`, `names`, `config-defaults`, `claims` and `kinds`"
+
+
+def _kinds_project(tmp_path: Path) -> Path:
+    """A project whose module docstring and docs section name docpact's own kinds."""
+    project = tmp_path / "kinds-project"
+    (project / "src").mkdir(parents=True)
+    (project / "docs").mkdir()
+    (project / "src" / "plugins.py").write_text(f'"""The kinds: {NAMED}."""\n', "utf-8")
+    (project / "docs" / "kinds.md").write_text(f"# Kinds\n\nThey are {NAMED}.\n", "utf-8")
+    (project / "pyproject.toml").write_text(KINDS_PROJECT, encoding="utf-8")
+    return project / "pyproject.toml"
+
+
+def test_a_kinds_contract_holds_while_every_kind_is_named(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Naming each of docpact's kinds as inline code keeps a kinds contract."""
+    assert main(["check", "--pyproject", str(_kinds_project(tmp_path))]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_kinds_contract_names_a_registered_kind_the_docs_leave_out(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Once another distribution registers `todo`, the docstring and section must name it."""
+    _install(site, "todo-kind", "todo = todo_kind:TODO\n")
+    assert main(["check", "--pyproject", str(_kinds_project(tmp_path))]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "docs/kinds.md:1: DP017 section #kinds does not name kind `todo` as inline code",
+        "src/plugins.py:1: DP017 docstring of plugins does not name kind `todo` as inline code",
+    ]
+
+
+def test_a_kind_named_in_one_code_span_with_more_is_not_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A kind is named by a code span of its own: `config-defaults` is not `config`."""
+    pyproject = _kinds_project(tmp_path)
+    page = pyproject.parent / "docs" / "kinds.md"
+    page.write_text(page.read_text("utf-8").replace("`claims`", "`claims, kinds`"), "utf-8")
+    assert main(["check", "--pyproject", str(pyproject)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "docs/kinds.md:1: DP017 section #kinds does not name kind `claims` as inline code",
+    ]
