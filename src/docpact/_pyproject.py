@@ -162,7 +162,7 @@ def _contract(entry: object, key: str) -> Contract:
     if not isinstance(entry, dict):
         msg = f"{key} must be a table, got {entry!r}"
         raise ValueError(msg)
-    name = entry.get("kind", "divisor")
+    name = entry.get("kind", registry.DEFAULT_KIND)
     found = registry.kind(name) if isinstance(name, str) else None
     if found is None:
         msg = f"{key}.kind must be one of {sorted(registry.all_kinds())}, got {name!r}"

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CODES",
+    "DEFAULT_KIND",
     "ENTRY_POINTS",
     "KINDS",
     "RULES",
@@ -48,6 +49,9 @@ KINDS: dict[str, Kind] = {
     kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, CLAIMS, KIND_NAMES)
 }
 """docpact's own kinds of contract, by the value of their `kind` key."""
+
+DEFAULT_KIND = DIVISOR.name
+"""The kind of a contract table without a `kind` key."""
 
 
 def _rules(kinds: dict[str, Kind]) -> tuple[Rule, ...]:
