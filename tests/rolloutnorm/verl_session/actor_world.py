@@ -118,16 +118,16 @@ def _worker(model: Path, bf16: bool):
     return worker, config
 
 
-def _loss_fn(config, scenario: Scenario):
-    """The ppo_loss of verl over the actor config, with the scenario's KL term."""
+def _kl_loss_fn(config, coefficient: float):
+    """The ppo_loss of verl over the actor config, with a KL loss term of this coefficient."""
     from omegaconf import open_dict
     from verl.utils.config import omega_conf_to_dataclass
     from verl.workers.utils.losses import ppo_loss
 
     actor = config.actor_rollout_ref.actor.copy()
     with open_dict(actor):
-        actor.use_kl_loss = scenario.kl_loss_coef is not None
-        actor.kl_loss_coef = scenario.kl_loss_coef or 0.0
+        actor.use_kl_loss = True
+        actor.kl_loss_coef = coefficient
         actor.kl_loss_type = "kl"  # k1: its gradient is the log-prob's, whatever the reference
     return partial(ppo_loss, config=omega_conf_to_dataclass(actor))
 
@@ -135,7 +135,6 @@ def _loss_fn(config, scenario: Scenario):
 def run_scenarios(rank: int, world_size: int, scenarios: list[Scenario], model: Path) -> dict:
     """Run every scenario through one worker per precision; return rank 0's records."""
     from verl.protocol import BatchData
-    from verl.utils import tensordict_utils as tu
 
     plain = loop_batches.model_copy(model)
     workers, results = {}, {}
@@ -144,21 +143,19 @@ def run_scenarios(rank: int, world_size: int, scenarios: list[Scenario], model: 
             workers[scenario.bf16] = _worker(model, scenario.bf16)
         worker, config = workers[scenario.bf16]
         engine = worker.actor.engine
-        worker.actor.set_loss_fn(_loss_fn(config, scenario))
+        kl = scenario.kl_loss_coef
+        # The worker's own loss function, or the same ppo_loss over a config with the KL term.
+        worker.actor.set_loss_fn(worker.loss_fn if kl is None else _kl_loss_fn(config, kl))
         steps: list[dict] = []
         _capture(engine, steps)
         batch = scenario.rows(world_size)
         data = _tensordict(scenario, batch, loop_batches.old_log_probs(plain, batch))
         chunk = BatchData(data).chunk(chunks=world_size)[rank] if world_size > 1 else data
-        output = worker.update_actor(pickle.loads(pickle.dumps(chunk)))  # as Ray delivers it
+        worker.update_actor(pickle.loads(pickle.dumps(chunk)))  # as Ray delivers it
         del engine.optimizer_step  # the engine's own method again
         if rank == 0:
-            metrics = tu.get(output, "metrics")
-            results[scenario.name] = {
-                "steps": steps,
-                "clip_grad": engine.optimizer_config.clip_grad,
-                "pg_loss": metrics.get("actor/pg_loss"),
-            }
+            clip_grad = engine.optimizer_config.clip_grad
+            results[scenario.name] = {"steps": steps, "clip_grad": clip_grad}
     return results
 
 
