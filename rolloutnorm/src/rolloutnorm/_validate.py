@@ -15,6 +15,7 @@ from rolloutnorm._errors import RolloutNormError
 
 __all__ = [
     "MASK",
+    "MASK_DTYPES",
     "MaskProbes",
     "RowTokens",
     "check_layout",
@@ -24,6 +25,22 @@ __all__ = [
 ]
 
 MASK = "response_mask"
+# The dtypes a mask may have: those torch counts and compares on every device (no uint16/32/64,
+# no float8, no complex).
+MASK_DTYPES = frozenset(
+    {
+        torch.bool,
+        torch.uint8,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.float16,
+        torch.bfloat16,
+        torch.float32,
+        torch.float64,
+    }
+)
 """The one tensor of a batch that may be bool or integer: it holds only 0 and 1."""
 
 # Where the high int32 half of an int64 sits in memory.
@@ -91,7 +108,7 @@ def check_layout(
                 msg = f"{name} must be on the device of {like} ({device}), got {tensor.device}"
                 raise RolloutNormError(msg)
         if name == MASK:
-            if tensor.dtype.is_complex:
+            if tensor.dtype not in MASK_DTYPES:
                 msg = f"{name} must have a bool, integer or floating dtype, got {tensor.dtype}"
                 raise RolloutNormError(msg)
         elif not tensor.dtype.is_floating_point:
