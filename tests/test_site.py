@@ -91,11 +91,10 @@ def copy_site(destination: Path, page: str, config: str = "") -> Path:
 
     `config` is YAML appended to the copy's `mkdocs.yml`.
     """
-    claims = ("tests/rolloutnorm/test_claims.py", "tests/rolloutnorm/batches.py")
-    for name in ("mkdocs.yml", "pyproject.toml", "noxfile.py", *claims):
-        (destination / name).parent.mkdir(parents=True, exist_ok=True)
+    for name in ("mkdocs.yml", "pyproject.toml", "noxfile.py"):
         shutil.copy2(ROOT / name, destination / name)
-    for name in ("docs", "src", "rolloutnorm/src"):
+    # The claims' properties are anywhere under tests/, with the modules they import.
+    for name in ("docs", "src", "rolloutnorm/src", "tests"):
         shutil.copytree(
             ROOT / name, destination / name, ignore=shutil.ignore_patterns("__pycache__")
         )
