@@ -94,7 +94,7 @@ def test_blank_lines_and_a_bom_are_skipped(tmp_path, reader):
     with pytest.raises(RolloutNormError) as error:
         read_batch(path)
     assert str(error.value) == (
-        f"{path}:4: response_tokens must be an int from 0 to 2147483648, got -1"
+        f"{path}:4: response_tokens must be an int from 0 to 268435456, got -1"
     )
 
 
@@ -139,13 +139,13 @@ BAD_TEXT = [
      "2: rollout_id must be of one kind across the batch: got an int here, but line 1 "
      "gives a str"),
     ("batch.jsonl", '{"rollout_id": "a", "response_tokens": -3}\n',
-     "1: response_tokens must be an int from 0 to 2147483648, got -3"),
+     "1: response_tokens must be an int from 0 to 268435456, got -3"),
     ("batch.jsonl", '{"rollout_id": "a", "response_tokens": 2.0}\n',
-     "1: response_tokens must be an int from 0 to 2147483648, got the number 2.0"),
+     "1: response_tokens must be an int from 0 to 268435456, got the number 2.0"),
     ("batch.jsonl", '{"rollout_id": "a", "response_tokens": true}\n',
-     "1: response_tokens must be an int from 0 to 2147483648, got a boolean"),
+     "1: response_tokens must be an int from 0 to 268435456, got a boolean"),
     ("batch.jsonl", '{"rollout_id": "a", "response_tokens": 99999999999999999999}\n',
-     "1: response_tokens must be an int from 0 to 2147483648, got 99999999999999999999"),
+     "1: response_tokens must be an int from 0 to 268435456, got 99999999999999999999"),
     ("batch.jsonl", '{"rollout_id": "a", "response_mask": [1, 0, 2]}\n',
      "1: response_mask must hold only 0 and 1, got the number 2 at position 2"),
     ("batch.jsonl", '{"rollout_id": "a", "response_mask": [1, true]}\n',
@@ -183,9 +183,9 @@ BAD_TEXT = [
     ("batch.jsonl", "\n\n", "the batch is empty: it holds no row"),
     ("batch.jsonl", "", "the batch is empty: it holds no row"),
     ("batch.csv", "rollout_id,response_tokens\na,1\nb,-2\n",
-     "3: response_tokens must be an int from 0 to 2147483648, got '-2'"),
+     "3: response_tokens must be an int from 0 to 268435456, got '-2'"),
     ("batch.csv", "rollout_id,response_tokens\na,0x1\n",
-     "2: response_tokens must be an int from 0 to 2147483648, got '0x1'"),
+     "2: response_tokens must be an int from 0 to 268435456, got '0x1'"),
     ("batch.csv", "rollout_id,response_tokens,colour\na,1,red\n",
      "1: unknown field 'colour'; the CSV fields are rollout_id, response_tokens, reward, "
      "group_id, drop"),
@@ -209,7 +209,7 @@ BAD_TEXT = [
     ("batch.csv", "rollout_id,response_tokens\n", "the batch is empty: it holds no row"),
     ("batch.csv", "", "the batch is empty: it holds no row"),
     ("batch.csv", "rollout_id,response_tokens\na,99999999999999999999999\n",
-     "2: response_tokens must be an int from 0 to 2147483648, got 99999999999999999999999"),
+     "2: response_tokens must be an int from 0 to 268435456, got 99999999999999999999999"),
     ("batch.jsonl",
      '{"rollout_id": "a", "response_tokens": 1} {"rollout_id": "b", "response_tokens": 1}\n',
      "1: not valid JSON: Extra data (column 43)"),
@@ -260,7 +260,7 @@ def test_a_missing_or_unknown_file_is_named(tmp_path, name, message):
 def test_a_folder_is_no_batch(tmp_path):
     """A folder named like a batch is reported as such."""
     (tmp_path / "batch.jsonl").mkdir()
-    with pytest.raises(RolloutNormError, match=r"jsonl: cannot be read: the file is a folder"):
+    with pytest.raises(RolloutNormError, match=r"jsonl: cannot be read: it is a folder, not a regular file"):
         read_batch(tmp_path / "batch.jsonl")
 
 
@@ -362,7 +362,8 @@ def test_a_mask_too_big_to_hold_is_refused(tmp_path, monkeypatch):
     with pytest.raises(RolloutNormError) as error:
         read_batch(path)
     assert str(error.value) == (
-        f"{path}: the batch needs a mask of 2 rows x 6 tokens, more than the 10 slots explain holds"
+        f"{path}: the batch needs a mask of 2 rows x 6 tokens, more than the 10 slots explain "
+        "holds (MAX_MASK_SLOTS): explain a part of the batch at a time"
     )
 
 

@@ -301,7 +301,7 @@ def test_a_malformed_line_exits_2_without_a_traceback(batch, capsys):
     assert run(capsys, "batch.jsonl") == (
         2,
         "",
-        "batch.jsonl:7: response_tokens must be an int from 0 to 2147483648, got -1\n",
+        "batch.jsonl:7: response_tokens must be an int from 0 to 268435456, got -1\n",
     )
     assert run(capsys, "missing.jsonl") == (
         2,

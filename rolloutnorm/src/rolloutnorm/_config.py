@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.resources
 import numbers
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,14 @@ from rolloutnorm._loss import PolicyLossConfig
 __all__ = [
     "KEYS",
     "LOSS_MODE",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
     "RolloutNormConfig",
     "field_for",
     "flatten",
     "load_config",
     "read_yaml",
+    "regular_file",
 ]
 
 LOSS_MODE = "per_rollout_mean"
@@ -177,20 +181,111 @@ def load_config(
     return RolloutNormConfig(**{_FIELD_BY_KEY[key]: value for key, value in values.items()})
 
 
-def read_yaml(path: Path) -> object:
-    """A user's YAML file, parsed; a file that cannot be read, or is not YAML, is one line."""
+# The bounds of a user's YAML file: a trainer config nests a few levels and repeats a few
+# anchors; a document past these is refused before it is built ("billion laughs").
+MAX_YAML_DEPTH = 64
+MAX_YAML_NODES = 1_000_000
+
+
+class _YamlTooBig(Exception):
+    """A YAML document nested or expanded past the bounds, at a line."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, its nesting and its expanded size (aliases counted) bounded."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = 0
+        self.sizes: dict[int, int] = {}
+
+    def compose_node(self, parent: object, index: object) -> yaml.Node:
+        self.depth += 1
+        try:
+            if self.depth > MAX_YAML_DEPTH:
+                line = self.peek_event().start_mark.line + 1
+                msg = f"nested more than {MAX_YAML_DEPTH} levels deep (MAX_YAML_DEPTH)"
+                raise _YamlTooBig(line, msg)
+            node = super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+        if self.depth == 0 and node is not None:
+            self._expanded_size(node)
+        return node
+
+    def _expanded_size(self, node: yaml.Node) -> int:
+        """The nodes ``node`` builds with every alias expanded, each shared node counted once."""
+        known = self.sizes.get(id(node))
+        if known is not None:
+            return known
+        self.sizes[id(node)] = 1  # a node reached again through itself adds nothing more
+        size = 1
+        if isinstance(node, yaml.SequenceNode):
+            size += sum(self._expanded_size(item) for item in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            size += sum(self._expanded_size(k) + self._expanded_size(v) for k, v in node.value)
+        if size > MAX_YAML_NODES:
+            msg = (
+                f"expands to more than {MAX_YAML_NODES} values through its aliases "
+                "(MAX_YAML_NODES): a trainer config repeats an anchor a few times"
+            )
+            raise _YamlTooBig(node.start_mark.line + 1, msg)
+        self.sizes[id(node)] = size
+        return size
+
+
+def regular_file(path: Path) -> None:
+    """Raise unless ``path`` is a regular file: a folder, FIFO or device is never read.
+
+    Args:
+        path: The file.
+
+    Raises:
+        RolloutNormError: ``path: cannot be read: ...``, naming what the path is instead.
+    """
     try:
-        return yaml.safe_load(path.read_text("utf-8"))
+        mode = path.stat().st_mode
+    except OSError as error:
+        msg = f"{path}: cannot be read: {error.strerror}"
+        raise RolloutNormError(msg) from None
+    if not stat.S_ISREG(mode):
+        kinds = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a FIFO", stat.S_ISSOCK: "a socket"}
+        kind = next((name for test, name in kinds.items() if test(mode)), "a device")
+        msg = f"{path}: cannot be read: it is {kind}, not a regular file"
+        raise RolloutNormError(msg)
+
+
+def read_yaml(path: Path) -> object:
+    """A user's YAML file, parsed safely; a file that cannot be read, or is not YAML, is one line.
+
+    No tag builds an object (PyYAML's safe loader); the nesting is bounded by
+    ``MAX_YAML_DEPTH`` and the values the aliases expand to by ``MAX_YAML_NODES``.
+    """
+    regular_file(path)
+    try:
+        text = path.read_text("utf-8")
     except OSError as error:
         msg = f"path cannot be read: {path}: {error.strerror}"
         raise RolloutNormError(msg) from None
     except UnicodeDecodeError as error:
         msg = f"path is not UTF-8 text: {path}: {error.reason} at byte {error.start}"
         raise RolloutNormError(msg) from None
+    loader = _BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    except _YamlTooBig as error:
+        msg = f"{path}:{error.line}: {error.message}"
+        raise RolloutNormError(msg) from None
     except yaml.YAMLError as error:
         # One line, as every error of a user's file: PyYAML's own spans several.
         msg = f"path is not valid YAML: {path}: {' '.join(str(error).split())}"
         raise RolloutNormError(msg) from None
+    finally:
+        loader.dispose()
 
 
 def flatten(

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rolloutnorm._explain.batch import MAX_MASK_SLOTS, Columns
+from rolloutnorm._explain.batch import MAX_CSV_CELL, MAX_INT_DIGITS, MAX_MASK_SLOTS, Columns
 from rolloutnorm._explain.lines import CSV_FALSE, CSV_FLOAT, CSV_INT, CSV_TRUE
 from rolloutnorm._explain.rows import FIELDS
 
@@ -35,6 +35,26 @@ def _pyarrow() -> Any:
 
 
 _NON_BLANK = re.compile(rb"^[ \t\r\f\v]*[^\s]", re.MULTILINE)
+# What pyarrow is trusted with: lines that are each one object holding at most one array (the
+# shape of a row, strings holding no bracket), no \u escape of a surrogate, no long integer.
+# Anything else, null lines and deep nesting included (on which pyarrow crashes the process),
+# goes to the line reader unseen by pyarrow.
+_FLAT = rb"[^\[\]{}\n]*"
+_ODD_LINE = re.compile(
+    rb"^(?![ \t\r]*(?:\{" + _FLAT + rb"(?:\[" + _FLAT + rb"\]" + _FLAT + rb")?\}[ \t\r]*)?$)",
+    re.MULTILINE,
+)
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONG_INT = re.compile(rb"[0-9]{%d}" % (MAX_INT_DIGITS + 1))
+
+
+def _trusted_jsonl(data: bytes) -> bool:
+    """Whether pyarrow may read this JSON Lines text: UTF-8, and every line of a row's shape."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return not (_ODD_LINE.search(data) or _SURROGATE.search(data) or _LONG_INT.search(data))
 
 
 def read_jsonl_columnar(path: Path) -> Columns | None:
@@ -44,10 +64,13 @@ def read_jsonl_columnar(path: Path) -> Columns | None:
         return None
     pa, pc, _, pa_json = modules
     try:
-        table = pa_json.read_json(path)
+        data = path.read_bytes()
+        if not _trusted_jsonl(data):
+            return None
+        table = pa_json.read_json(pa.BufferReader(data))
         # pyarrow reads two objects on one line, or one over two lines; the line reader
         # refuses both, so a table of another row count than the lines is its to judge.
-        if table.num_rows != len(_NON_BLANK.findall(path.read_bytes())):
+        if table.num_rows != len(_NON_BLANK.findall(data)):
             return None
         if not set(table.column_names) <= set(FIELDS):
             return None
@@ -89,6 +112,8 @@ def _csv_columns(pa: Any, pc: Any, table: Any) -> Columns | None:
     columns = {}
     for name in names:
         column = table.column(name)
+        if (pc.max(pc.utf8_length(column)).as_py() or 0) > MAX_CSV_CELL:
+            return None  # the line reader names the cell past the csv module's limit
         if name == "drop":
             if not pc.all(pc.is_in(column, pa.array(CSV_TRUE + CSV_FALSE))).as_py():
                 return None

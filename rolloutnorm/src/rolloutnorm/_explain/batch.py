@@ -3,8 +3,8 @@
 
 The tensor formats give a ``Batch`` at once; the text readers, line by line or with pyarrow,
 fill ``Columns``, which `read_batch` turns into a mask. Every reader reports a fault as
-``path:LINE: message`` (or ``path: message``) through ``fail``, and none takes a mask of
-more than ``MAX_MASK_SLOTS`` slots.
+``path:LINE: message`` (or ``path: message``) through ``fail``, and every limit of a file is
+stated here once: none takes a mask of more than ``MAX_MASK_SLOTS`` slots.
 """
 
 from __future__ import annotations
@@ -18,10 +18,27 @@ import torch
 
 from rolloutnorm._errors import RolloutNormError
 
-__all__ = ["MAX_MASK_SLOTS", "Batch", "Columns", "fail"]
+__all__ = [
+    "MAX_CSV_CELL",
+    "MAX_INT_DIGITS",
+    "MAX_JSON_DEPTH",
+    "MAX_MASK_SLOTS",
+    "Batch",
+    "Columns",
+    "fail",
+]
 
-# A bigger mask than this is a batch no trainer step holds; refuse it before allocating.
-MAX_MASK_SLOTS = 2**31
+# The limits of a batch file, each refused with its name before anything is allocated.
+# A mask of rows x tokens slots: 256 prompts x 16 samples x 8 turns x 4096 tokens is 2**27;
+# twice that still fits a laptop's memory (a few GiB for the step's float tensors).
+MAX_MASK_SLOTS = 2**28
+# A JSON Lines row is an object holding at most one array: 2 levels; deeper is no row.
+MAX_JSON_DEPTH = 8
+# An integer this long is no id or count; Python's conversion of a longer one costs quadratic
+# time (and past 4300 digits fails), so it is refused before it is converted.
+MAX_INT_DIGITS = 100
+# The csv module's own field limit (csv.field_size_limit()), for both CSV readers.
+MAX_CSV_CELL = 131_072
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -154,8 +154,8 @@ def _explain_batch(options: argparse.Namespace) -> str:
         msg = f"{options.batch}: {error}"
         raise RolloutNormError(msg) from None
     if options.plot is not None:
-        write_plot(explanation, options.plot)
-        logger.info("%s: plot written", options.plot)
+        written = write_plot(explanation, options.plot)
+        logger.info("%s: plot written", written)
     render = {"table": render_table, "json": render_json, "markdown": render_markdown}
     return render[options.format](explanation)
 

@@ -16,10 +16,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rolloutnorm._explain.batch import MAX_MASK_SLOTS, Columns, fail
+from rolloutnorm._explain.batch import (
+    MAX_CSV_CELL,
+    MAX_INT_DIGITS,
+    MAX_JSON_DEPTH,
+    MAX_MASK_SLOTS,
+    Columns,
+    fail,
+)
 from rolloutnorm._explain.rows import FIELDS, Rows, json_name
 
-__all__ = ["CSV_FALSE", "CSV_FLOAT", "CSV_INT", "CSV_TRUE", "read_csv", "read_jsonl"]
+__all__ = [
+    "CSV_FALSE",
+    "CSV_FLOAT",
+    "CSV_INT",
+    "CSV_TRUE",
+    "json_depth",
+    "read_csv",
+    "read_jsonl",
+]
 
 # CSV numbers as both readers parse them: pyarrow's own parsers accept more (hex, underscores).
 CSV_INT = r"\s*[0-9]+\s*"
@@ -43,8 +58,37 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
         raise fail(path, None, f"cannot be read: {error.strerror}") from None
 
 
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth(line: str) -> int:
+    """How deep a line's arrays and objects nest, strings left out: 2 for a row with a mask.
+
+    A line with no more brackets than ``MAX_JSON_DEPTH`` is not scanned: it cannot nest deeper.
+    """
+    if line.count("[") + line.count("{") <= MAX_JSON_DEPTH:
+        return 0
+    depth = deepest = 0
+    for char in _NOT_BRACKET.sub("", _STRING.sub("", line)):
+        depth += 1 if char in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 class _Twice(Exception):
     """A name given twice in one JSON object."""
+
+
+class _Long(Exception):
+    """An integer of more digits than ``MAX_INT_DIGITS``."""
+
+
+def _int(text: str) -> int:
+    """A JSON integer, refused past ``MAX_INT_DIGITS`` digits before Python converts it."""
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Long(len(text.lstrip("-")))
+    return int(text)
 
 
 def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
@@ -61,10 +105,22 @@ def read_jsonl(path: Path) -> Columns:
     """A JSON Lines file read line by line, every row checked; a fault names its line."""
     rows = Rows(path)
     for number, line in _lines(path):
+        if json_depth(line) > MAX_JSON_DEPTH:
+            msg = (
+                f"nested more than {MAX_JSON_DEPTH} levels deep (MAX_JSON_DEPTH): a row is an "
+                "object whose values are numbers, strings, booleans or one array of 0 and 1"
+            )
+            raise rows.fail(number, msg)
         try:
-            row = json.loads(line, object_pairs_hook=_unique)
+            row = json.loads(line, object_pairs_hook=_unique, parse_int=_int)
         except _Twice as error:
             raise rows.fail(number, f"the field {error.args[0]!r} is given twice") from None
+        except _Long as error:
+            msg = (
+                f"an integer of {error.args[0]} digits, more than the {MAX_INT_DIGITS} "
+                "explain reads (MAX_INT_DIGITS): give a long id as a string"
+            )
+            raise rows.fail(number, msg) from None
         except json.JSONDecodeError as error:
             raise rows.fail(number, f"not valid JSON: {error.msg} (column {error.colno})") from None
         if not isinstance(row, dict):
@@ -86,7 +142,7 @@ def read_csv(path: Path) -> Columns:
     # csv reads the file itself, for the line breaks inside quoted cells.
     with path.open(encoding="utf-8-sig", newline="") as file:
         reader = csv.reader(file)
-        header = next(reader, None)
+        header = next(_csv_rows(rows, reader), None)
         if header is None:
             return rows.columns()
         for name in header:
@@ -98,7 +154,7 @@ def read_csv(path: Path) -> Columns:
         for needed in ("rollout_id", "response_tokens"):
             if needed not in header:
                 raise rows.fail(reader.line_num, f"{needed} is missing from the header")
-        for cells in reader:
+        for cells in _csv_rows(rows, reader):
             number = reader.line_num
             if not cells or cells == [""]:
                 continue
@@ -107,6 +163,29 @@ def read_csv(path: Path) -> Columns:
                 raise rows.fail(number, msg)
             rows.add(_csv_row(rows, dict(zip(header, cells, strict=True)), number), number)
     return rows.columns()
+
+
+def _csv_rows(rows: Rows, reader: Any) -> Iterator[list[str]]:
+    """The rows of a csv reader; a cell past ``MAX_CSV_CELL`` characters names its line."""
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            line = reader.line_num
+            if "field limit" in str(error):
+                msg = (
+                    f"a cell holds more than {MAX_CSV_CELL} characters (MAX_CSV_CELL, the "
+                    "csv module's field limit): no id, count or reward is that long"
+                )
+                raise rows.fail(line, msg) from None
+            raise rows.fail(line, f"not valid CSV: {error}") from None
+        for cell in cells:
+            if len(cell) > MAX_CSV_CELL:
+                msg = f"a cell holds more than {MAX_CSV_CELL} characters (MAX_CSV_CELL)"
+                raise rows.fail(reader.line_num, msg)
+        yield cells
 
 
 def _csv_row(rows: Rows, cells: dict[str, str], line: int) -> dict[str, Any]:
@@ -121,7 +200,9 @@ def _csv_row(rows: Rows, cells: dict[str, str], line: int) -> dict[str, Any]:
         elif cell == "":
             continue
         elif name == "response_tokens":
-            if not re.fullmatch(CSV_INT, cell):
+            if len(cell) > MAX_INT_DIGITS + 2 or not re.fullmatch(CSV_INT, cell):
+                if len(cell) > MAX_INT_DIGITS + 2:
+                    cell = f"{cell[:MAX_INT_DIGITS]}... ({len(cell)} characters)"
                 msg = f"response_tokens must be an int from 0 to {MAX_MASK_SLOTS}, got {cell!r}"
                 raise rows.fail(line, msg)
             row[name] = int(cell)

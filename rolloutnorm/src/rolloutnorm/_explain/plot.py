@@ -18,14 +18,18 @@ from rolloutnorm._explain.explanation import ALTERNATIVE, IMPLEMENTED, Explanati
 __all__ = ["write_plot"]
 
 
-def write_plot(explanation: Explanation, path: Path) -> None:
+def write_plot(explanation: Explanation, path: Path) -> Path:
     """Write a bar chart of every rollout's mass, implemented beside the alternative.
 
     Rollouts with no trained row are marked ``dropped`` under their bar.
 
     Args:
         explanation: The explanation.
-        path: The image file; its suffix names the format (``.png``, ``.svg``, ``.pdf``).
+        path: The image file; its suffix names the format (``.png``, ``.svg``, ``.pdf``);
+            without one, ``.png`` is appended, as matplotlib does.
+
+    Returns:
+        The file written.
 
     Raises:
         RolloutNormError: Without matplotlib (the ``plot`` extra), or if the file cannot
@@ -76,8 +80,11 @@ def write_plot(explanation: Explanation, path: Path) -> None:
         f"{explanation.distinct_trained_rollouts} rollouts"
     )
     axes.legend(loc="upper right", fontsize="small")
+    if not path.suffix:
+        path = path.with_name(f"{path.name}.png")
     try:
         figure.savefig(path)
     except (OSError, ValueError) as error:
         msg = f"--plot {path}: cannot be written: {error}"
         raise RolloutNormError(msg) from None
+    return path

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from rolloutnorm._config import regular_file
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._explain.arrow import read_csv_columnar, read_jsonl_columnar
 from rolloutnorm._explain.batch import MAX_MASK_SLOTS, Batch, Columns, fail
@@ -44,10 +45,10 @@ def read_batch(path: str | Path) -> Batch:
             ".pt or .npz file"
         )
         raise RolloutNormError(msg)
-    if not path.is_file():
-        what = "is a folder" if path.is_dir() else "does not exist"
-        msg = f"{path}: cannot be read: the file {what}"
+    if not path.exists() and not path.is_symlink():
+        msg = f"{path}: cannot be read: the file does not exist"
         raise RolloutNormError(msg)
+    regular_file(path)
     if suffix == ".pt":
         return read_tensors(path, load_pt(path), "torch")
     if suffix == ".npz":
@@ -68,7 +69,8 @@ def _text_batch(path: Path, columns: Columns, reader: str) -> Batch:
     if num_rows * width > MAX_MASK_SLOTS:
         msg = (
             f"the batch needs a mask of {num_rows} rows x {width} tokens, more than the "
-            f"{MAX_MASK_SLOTS} slots explain holds"
+            f"{MAX_MASK_SLOTS} slots explain holds (MAX_MASK_SLOTS): explain a part of "
+            "the batch at a time"
         )
         raise fail(path, None, msg)
     lengths = torch.from_numpy(np.maximum(columns.tokens, 0))

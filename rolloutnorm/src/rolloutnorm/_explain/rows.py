@@ -69,6 +69,13 @@ class Rows:
         if kind is None:
             msg = f"{field} must be a string or an int, got {json_name(value)}"
             raise self.fail(line, msg)
+        if isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as error:
+                code = ord(value[error.start])
+                msg = f"{field} holds a lone surrogate (\\u{code:04x}), which is no Unicode text"
+                raise self.fail(line, msg) from None
         first_kind, first_line = self.first.setdefault(field, (kind, line))
         if kind != first_kind:
             msg = (

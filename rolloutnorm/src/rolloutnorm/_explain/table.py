@@ -56,7 +56,7 @@ def _cells(explanation: Explanation) -> list[list[str]]:
     rows, distinct = explanation.plan.num_trained_rows, explanation.distinct_trained_rollouts
     lines = [
         [
-            str(rollout_id),
+            _shown(rollout_id),
             str(total),
             str(trained),
             str(tokens),
@@ -113,19 +113,27 @@ def render_table(explanation: Explanation) -> str:
     lines = [*_summary(explanation), "", line(HEADER), *map(line, cells), ""]
     lines += [text.replace("; ", ";\n  ") for text in _legend(explanation)]
     if explanation.dropped_rows:
-        width = max(len("rollout"), *(len(str(r)) for _, r, _ in explanation.dropped_rows))
+        width = max(len("rollout"), *(len(_shown(r)) for _, r, _ in explanation.dropped_rows))
         row_width = max(3, len(str(explanation.dropped_rows[-1][0])))
         lines += ["", f"dropped rows ({len(explanation.dropped_rows)}):"]
         lines.append(f"{'row':>{row_width}}  {'rollout':<{width}}  reason")
         lines += [
-            f"{row:>{row_width}}  {rollout_id!s:<{width}}  {reason}"
+            f"{row:>{row_width}}  {_shown(rollout_id):<{width}}  {reason}"
             for row, rollout_id, reason in explanation.dropped_rows
         ]
     return "\n".join(lines) + "\n"
 
 
+def _shown(value: object) -> str:
+    """An id as one line of text: a control character (a newline) shown as its escape."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
 def _markdown_cell(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("|", "\\|")
+    return _shown(value).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def render_markdown(explanation: Explanation) -> str:

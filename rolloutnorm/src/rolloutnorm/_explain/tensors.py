@@ -9,6 +9,7 @@ The mask's layout is checked by the validator every entry point shares.
 from __future__ import annotations
 
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -37,12 +38,28 @@ def load_pt(path: Path) -> object:
 def load_npz(path: Path) -> object:
     """An .npz archive's arrays by name, loaded without unpickling."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in archive.files}
+        loaded = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
+        loaded = error
+    if isinstance(loaded, np.ndarray):
+        msg = "is a single .npy array, not an .npz archive: save the tensors with numpy.savez"
+        raise fail(path, None, msg)
+    try:
+        if isinstance(loaded, Exception):
+            raise loaded
+        with loaded as archive:
+            return {name: _native(archive[name]) for name in archive.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         msg = f"cannot be loaded safely (numpy.load with allow_pickle=False): {first}"
         raise fail(path, None, msg) from None
+
+
+def _native(array: np.ndarray) -> np.ndarray:
+    """An array in the machine's byte order: torch reads no other."""
+    if array.dtype.byteorder not in "=|" and not array.dtype.isnative:
+        return array.astype(array.dtype.newbyteorder("="))
+    return array
 
 
 def read_tensors(path: Path, data: object, reader: str) -> Batch:
@@ -63,12 +80,21 @@ def read_tensors(path: Path, data: object, reader: str) -> Batch:
     if ("rewards" in data) != ("group_ids" in data):
         given, missing = ("rewards", "group_ids") if "rewards" in data else ("group_ids", "rewards")
         raise fail(path, None, f"{given} needs {missing}")
+    for name, value in data.items():
+        if isinstance(value, torch.Tensor):
+            if value.layout != torch.strided:
+                msg = f"{name} is a {value.layout} tensor: give a dense one (tensor.to_dense())"
+                raise fail(path, None, msg)
+            data[name] = value.detach()  # a gradient is no part of a batch read from a file
     mask = data["response_mask"]
     if isinstance(mask, np.ndarray):
-        if mask.dtype.kind not in "biuf":
+        try:
+            if mask.dtype.kind not in "biuf":
+                raise TypeError
+            mask = torch.from_numpy(mask)
+        except TypeError:
             msg = f"{MASK} must have a bool, integer or floating dtype, got {mask.dtype}"
-            raise fail(path, None, msg)
-        mask = torch.from_numpy(mask)
+            raise fail(path, None, msg) from None
     try:
         check_layout({MASK: mask}, like=MASK)
     except RolloutNormError as error:
