@@ -152,6 +152,19 @@ def drift(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def fuzz(session: nox.Session) -> None:
+    """Fuzz the command lines for a while (``-- --minutes 20``) and keep the defects found.
+
+    tests/fuzz/fuzz.py runs seeded cases until the time is spent, prints the cases per
+    outcome class and writes each defect's shrunk case under tests/fuzz/reproducers/, which
+    the test suite replays; it exits 1 if any case was a defect. Not in CI: the suite runs a
+    bounded slice (tests/fuzz/test_fuzz.py).
+    """
+    python = _use_env(session)
+    session.run(python, str(ROOT / "tests" / "fuzz" / "fuzz.py"), *session.posargs, external=True)
+
+
+@nox.session(venv_backend="none")
 def bench(session: nox.Session) -> None:
     """Run the benchmark scripts under scripts/, each printing its ratios side by side.
 
