@@ -139,8 +139,9 @@ def lint(session: nox.Session) -> None:
     session.install(*_groups("lint"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
-    # import-linter reads docpact from its source; the lint environment does not install it.
-    session.run("lint-imports", "--no-cache", env={"PYTHONPATH": str(ROOT / "src")})
+    # import-linter reads both packages from their source; the lint environment installs neither.
+    sources = os.pathsep.join((str(ROOT / "src"), str(ROOT / "rolloutnorm" / "src")))
+    session.run("lint-imports", "--no-cache", env={"PYTHONPATH": sources})
 
 
 @nox.session(venv_backend="none")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""docpact's layers import downward only: import-linter's contract holds, and catches a breach."""
+"""import-linter's contracts: docpact's layers, the two wings apart, explain above the core."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _lint_imports(src: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run import-linter with the repository's contracts on the docpact package under `src`."""
+    """Run import-linter with the repository's contracts on the packages under `src`."""
     lint_imports = Path(sys.executable).with_name("lint-imports")
     env = {**os.environ, "PYTHONPATH": str(src)}
     return subprocess.run(
@@ -29,35 +29,59 @@ def _lint_imports(src: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+LAYERS = "docpact's layers import downward only"
+WINGS = "docpact reads rolloutnorm only through griffe, and never imports torch"
+UNAWARE = "rolloutnorm knows nothing of its verification"
+CORE = "rolloutnorm's core never imports the explain tooling"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("module", "upward"),
+    ("module", "upward", "contract"),
     [
         # A data type that imports a reader, at the top of its module.
-        ("_model/findings.py", "from docpact._readers.data import differences\n"),
+        ("docpact/_model/findings.py", "from docpact._readers.data import differences\n", LAYERS),
         # A reader that imports the registry under TYPE_CHECKING only.
         (
-            "_readers/markdown/prose.py",
+            "docpact/_readers/markdown/prose.py",
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import docpact._registry\n",
+            LAYERS,
         ),
         # A kind that imports configuration loading inside a function.
-        ("_kinds/names.py", "def _load():\n    from docpact._pyproject import load_config\n"),
+        (
+            "docpact/_kinds/names.py",
+            "def _load():\n    from docpact._pyproject import load_config\n",
+            LAYERS,
+        ),
+        ("docpact/_readers/data.py", "def _tensor():\n    import torch\n", WINGS),
+        ("docpact/_cli.py", "import rolloutnorm._step\n", WINGS),
+        ("rolloutnorm/_step.py", "def _claim():\n    from docpact import claim\n", UNAWARE),
+        ("rolloutnorm/_report.py", "from rolloutnorm._explain import cli\n", CORE),
     ],
-    ids=["module level", "type checking", "in a function"],
+    ids=[
+        "module level",
+        "type checking",
+        "in a function",
+        "docpact imports torch",
+        "docpact imports rolloutnorm",
+        "rolloutnorm imports docpact",
+        "the core imports explain",
+    ],
 )
-def test_an_upward_import_breaks_the_layers_contract(
-    tmp_path: Path, module: str, upward: str
+def test_an_import_against_the_grain_breaks_its_contract(
+    tmp_path: Path, module: str, upward: str, contract: str
 ) -> None:
-    """The contract holds on docpact as it is, and fails once a lower layer imports upward."""
+    """The contracts hold on both packages as they are, and one breaks on a wrong import."""
     src = tmp_path / "src"
-    shutil.copytree(
-        ROOT / "src" / "docpact", src / "docpact", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    ignore = shutil.ignore_patterns("__pycache__")
+    for package in (ROOT / "src" / "docpact", ROOT / "rolloutnorm" / "src" / "rolloutnorm"):
+        shutil.copytree(package, src / package.name, ignore=ignore)
     kept = _lint_imports(src, tmp_path)
     assert kept.returncode == 0, kept.stdout + kept.stderr
-    assert "1 kept, 0 broken" in kept.stdout
-    path = src / "docpact" / module
+    assert "4 kept, 0 broken" in kept.stdout
+    path = src / module
     path.write_text(path.read_text(encoding="utf-8") + "\n" + upward, encoding="utf-8")
     broken = _lint_imports(src, tmp_path)
     assert broken.returncode == 1, broken.stdout + broken.stderr
-    assert "docpact's layers import downward only BROKEN" in broken.stdout
+    assert f"{contract} BROKEN" in broken.stdout
+    assert "3 kept, 1 broken" in broken.stdout

@@ -21,7 +21,7 @@ from docpact._model.errors import DocpactError
 from docpact._readers.python.properties import source_lines
 
 if TYPE_CHECKING:
-    from docpact._kinds.claims.kind import Analysis
+    from docpact._kinds.claims.analysis import Analysis
     from docpact._model.config import Config
     from docpact._readers.python.properties import Binding
 
