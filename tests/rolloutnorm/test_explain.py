@@ -416,7 +416,8 @@ def test_a_whole_verl_config_is_read_for_its_keys(batch, capsys):
          "verl.yaml: actor_rollout_ref.rollout.n must be a positive int, got 0"),
         ("actor_rollout_ref: [1]\n", "verl.yaml: actor_rollout_ref must be a mapping"),
         ("- 1\n", "verl.yaml: the top level must be a mapping"),
-        ("a: [\n", "path is not valid YAML: verl.yaml: "),
+        ("a: [\n", "verl.yaml:2: not valid YAML: while parsing a flow node; expected the node "
+         "content, but found '<stream end>'"),
     ],
 )  # fmt: skip
 def test_a_bad_config_file_is_named(batch, capsys, content, message):

@@ -50,32 +50,62 @@ def refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 DEPTH = "nested more than 8 levels deep (MAX_JSON_DEPTH): a row is an object whose values are "
 DEPTH += "numbers, strings, booleans or one array of 0 and 1"
 TEXT_CASES = {
-    "null": (b'{"rollout_id": "a", "response_tokens": 3}\nnull\n', ".jsonl",
-             "2: a row must be a JSON object, got null"),
+    "null": (
+        b'{"rollout_id": "a", "response_tokens": 3}\nnull\n',
+        ".jsonl",
+        "2: a row must be a JSON object, got null",
+    ),
     "null alone": (b"null\n", ".jsonl", "1: a row must be a JSON object, got null"),
-    "1,000 deep": (b'{"rollout_id": "a", "response_mask": ' + b"[" * 1000 + b"]" * 1000 + b"}\n",
-                   ".jsonl", f"1: {DEPTH}"),
+    "1,000 deep": (
+        b'{"rollout_id": "a", "response_mask": ' + b"[" * 1000 + b"]" * 1000 + b"}\n",
+        ".jsonl",
+        f"1: {DEPTH}",
+    ),
     "20,000 deep": (b"[" * 20000 + b"]" * 20000 + b"\n", ".jsonl", f"1: {DEPTH}"),
-    "not UTF-8": (b'{"rollout_id": "\xe9", "response_tokens": 3}\n', ".jsonl",
-                  "1: not UTF-8 text: invalid continuation byte at byte 16"),
-    "lone surrogate": (b'{"rollout_id": "x\\ud800", "response_tokens": 3}\n', ".jsonl",
-                       "1: rollout_id holds a lone surrogate (\\ud800), which is no Unicode text"),
-    "5,000 digits": (b'{"rollout_id": ' + b"9" * 5000 + b', "response_tokens": 3}\n', ".jsonl",
-                     "1: an integer of 5000 digits, more than the 100 explain reads "
-                     "(MAX_INT_DIGITS): give a long id as a string"),
-    "2^31 tokens": (b'{"rollout_id": "a", "response_tokens": 2147483647}\n', ".jsonl",
-                    f"1: response_tokens must be an int from 0 to {MAX_MASK_SLOTS}, "
-                    "got 2147483647"),
+    "not UTF-8": (
+        b'{"rollout_id": "\xe9", "response_tokens": 3}\n',
+        ".jsonl",
+        "1: not UTF-8 text: invalid continuation byte at byte 16",
+    ),
+    "lone surrogate": (
+        b'{"rollout_id": "x\\ud800", "response_tokens": 3}\n',
+        ".jsonl",
+        "1: rollout_id holds a lone surrogate (\\ud800), which is no Unicode text",
+    ),
+    "5,000 digits": (
+        b'{"rollout_id": ' + b"9" * 5000 + b', "response_tokens": 3}\n',
+        ".jsonl",
+        "1: an integer of 5000 digits, more than the 100 explain reads "
+        "(MAX_INT_DIGITS): give a long id as a string",
+    ),
+    "2^31 tokens": (
+        b'{"rollout_id": "a", "response_tokens": 2147483647}\n',
+        ".jsonl",
+        f"1: response_tokens must be an int from 0 to {MAX_MASK_SLOTS}, got 2147483647",
+    ),
     "CSV cell over the field limit": (
-        b'rollout_id,response_tokens\n"' + b"a" * 200_000 + b'",3\n', ".csv",
+        b'rollout_id,response_tokens\n"' + b"a" * 200_000 + b'",3\n',
+        ".csv",
         "2: a cell holds more than 131072 characters (MAX_CSV_CELL, the csv module's field "
-        "limit): no id, count or reward is that long"),
-    "CSV not UTF-8": (b"rollout_id,response_tokens\n\xff,3\n", ".csv",
-                      "2: not UTF-8 text: invalid start byte at byte 0"),
-    "CSV 5,000 digits": (b"rollout_id,response_tokens\na," + b"7" * 5000 + b"\n", ".csv",
-                         f"2: response_tokens must be an int from 0 to {MAX_MASK_SLOTS}, got "
-                         "'7777777777777777777777777777777777777777777777777777777777777777777"
-                         "777777777777777777777777777777777... (5000 characters)'"),
+        "limit): no id, count or reward is that long",
+    ),
+    "CSV not UTF-8": (
+        b"rollout_id,response_tokens\n\xff,3\n",
+        ".csv",
+        "2: not UTF-8 text: invalid start byte at byte 0",
+    ),
+    "CSV header not UTF-8": (
+        b"rollout_id,respon\xdfe_tokens\na,3\n",
+        ".csv",
+        "1: not UTF-8 text: invalid continuation byte at byte 17",
+    ),
+    "CSV 5,000 digits": (
+        b"rollout_id,response_tokens\na," + b"7" * 5000 + b"\n",
+        ".csv",
+        f"2: response_tokens must be an int from 0 to {MAX_MASK_SLOTS}, got "
+        "'7777777777777777777777777777777777777777777777777777777777777777777"
+        "777777777777777777777777777777777... (5000 characters)'",
+    ),
 }
 
 
@@ -90,7 +120,8 @@ def test_a_bad_text_batch_is_one_located_line(case, reader, tmp_path, capsys):
 
 def test_the_largest_real_batch_is_below_the_slot_limit():
     """256 prompts x 16 samples x 8 turns x 4096 tokens (~134M) is left alone by the limit."""
-    assert 256 * 16 * 8 * 4096 <= MAX_MASK_SLOTS
+    real = 256 * 16 * 8 * 4096
+    assert real <= MAX_MASK_SLOTS
 
 
 def test_a_batch_of_rows_past_the_slot_limit_is_refused_before_allocating(tmp_path, capsys):
@@ -136,8 +167,7 @@ def test_a_sparse_tensor_is_refused(tmp_path, capsys):
     """A sparse mask is named with its layout and the way to a dense one."""
     path = save_pt(tmp_path / "batch.pt", torch.ones(2, 3).to_sparse())
     assert refused(capsys, str(path)) == (
-        f"{path}: response_mask is a torch.sparse_coo tensor: give a dense one "
-        "(tensor.to_dense())"
+        f"{path}: response_mask is a torch.sparse_coo tensor: give a dense one (tensor.to_dense())"
     )
 
 
@@ -213,16 +243,19 @@ def test_a_batch_path_that_is_no_regular_file_is_refused(kind, tmp_path, capsys)
         path.mkdir()
     else:
         os.mkfifo(path)
-    assert refused(capsys, str(path)) == f"{path}: cannot be read: it is a {kind}, not a regular file"
+    assert (
+        refused(capsys, str(path)) == f"{path}: cannot be read: it is a {kind}, not a regular file"
+    )
 
 
 def test_a_config_that_is_a_fifo_is_refused(tmp_path, capsys):
     """``--config`` naming a FIFO is refused, not read until a writer comes."""
     (tmp_path / "batch.jsonl").write_bytes(OK)
     os.mkfifo(tmp_path / "c.yaml")
-    assert refused(
-        capsys, str(tmp_path / "batch.jsonl"), "--config", str(tmp_path / "c.yaml")
-    ) == f"{tmp_path / 'c.yaml'}: cannot be read: it is a FIFO, not a regular file"
+    assert (
+        refused(capsys, str(tmp_path / "batch.jsonl"), "--config", str(tmp_path / "c.yaml"))
+        == f"{tmp_path / 'c.yaml'}: cannot be read: it is a FIFO, not a regular file"
+    )
 
 
 def test_a_set_value_nested_30_deep_is_a_usage_error(tmp_path, capsys):
@@ -230,7 +263,14 @@ def test_a_set_value_nested_30_deep_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "batch.jsonl").write_bytes(OK)
     value = "[" * 30 + "]" * 30
     with pytest.raises(SystemExit) as exit_:
-        main(["explain", str(tmp_path / "batch.jsonl"), "--set", f"actor_rollout_ref.rollout.n={value}"])
+        main(
+            [
+                "explain",
+                str(tmp_path / "batch.jsonl"),
+                "--set",
+                f"actor_rollout_ref.rollout.n={value}",
+            ]
+        )
     assert exit_.value.code == 2
     err = capsys.readouterr().err.splitlines()[-1]
     assert err == (
@@ -269,17 +309,19 @@ def test_a_config_nested_past_the_bound_is_refused(tmp_path, capsys):
 
 
 def test_a_rollout_id_with_a_newline_keeps_one_markdown_row(tmp_path, capsys):
-    """An id holding a newline and a pipe is one table row, shown as ``a\\nb \\| c``."""
+    """An id holding a newline and a pipe is one table row, its newline shown escaped."""
     path = tmp_path / "batch.jsonl"
     path.write_text(
-        '{"rollout_id": "a\\nb | c", "response_tokens": 3}\n{"rollout_id": "z", "response_tokens": 2}\n',
+        '{"rollout_id": "a\\nb | c", "response_tokens": 3}\n'
+        '{"rollout_id": "z", "response_tokens": 2}\n',
         "utf-8",
     )
     out = explained(capsys, str(path), "--format", "markdown")
     assert "| 0 | a\\\\nb \\| c | mini-batch floor |" in out.splitlines()
     assert "| a\\\\nb \\| c | 1 | 0 | 0 | 0 (0.0000) | 0 (0.0000) |" in out.splitlines()
     table = explained(capsys, str(path))
-    assert not any(line.startswith("b") for line in table.splitlines())
+    assert "a\\nb | c     1        0       0  0 (0.0000)  0 (0.0000)" in table.splitlines()
+    assert not any(line.startswith("b | c") for line in table.splitlines())
 
 
 def test_a_plot_without_a_suffix_names_the_png_written(tmp_path, capsys):
@@ -292,3 +334,24 @@ def test_a_plot_without_a_suffix_names_the_png_written(tmp_path, capsys):
     assert f"{tmp_path / 'chart.png'}: plot written" in err.splitlines()
     assert (tmp_path / "chart.png").is_file()
     assert not (tmp_path / "chart").exists()
+
+
+def test_the_limits_table_of_the_docs_gives_each_limit_its_value():
+    """docs/explain.md states every limit with the value of its module constant."""
+    from rolloutnorm import _config
+    from rolloutnorm._explain import batch
+
+    page = (Path(__file__).parents[2] / "docs" / "explain.md").read_text("utf-8")
+    stated = {
+        cells[1].strip("` "): int(cells[2])
+        for line in page.splitlines()
+        if line.startswith("| `MAX_") and (cells := line.split("|"))
+    }
+    assert stated == {
+        "MAX_MASK_SLOTS": batch.MAX_MASK_SLOTS,
+        "MAX_JSON_DEPTH": batch.MAX_JSON_DEPTH,
+        "MAX_INT_DIGITS": batch.MAX_INT_DIGITS,
+        "MAX_CSV_CELL": batch.MAX_CSV_CELL,
+        "MAX_YAML_DEPTH": _config.MAX_YAML_DEPTH,
+        "MAX_YAML_NODES": _config.MAX_YAML_NODES,
+    }

@@ -269,10 +269,10 @@ def read_yaml(path: Path) -> object:
     try:
         text = path.read_text("utf-8")
     except OSError as error:
-        msg = f"path cannot be read: {path}: {error.strerror}"
+        msg = f"{path}: cannot be read: {error.strerror}"
         raise RolloutNormError(msg) from None
     except UnicodeDecodeError as error:
-        msg = f"path is not UTF-8 text: {path}: {error.reason} at byte {error.start}"
+        msg = f"{path}: not UTF-8 text: {error.reason} at byte {error.start}"
         raise RolloutNormError(msg) from None
     loader = _BoundedLoader(text)
     try:
@@ -282,7 +282,11 @@ def read_yaml(path: Path) -> object:
         raise RolloutNormError(msg) from None
     except yaml.YAMLError as error:
         # One line, as every error of a user's file: PyYAML's own spans several.
-        msg = f"path is not valid YAML: {path}: {' '.join(str(error).split())}"
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else f"{path}"
+        parts = [getattr(error, "context", None), getattr(error, "problem", None)]
+        reason = "; ".join(part for part in parts if part) or str(error)
+        msg = f"{where}: not valid YAML: {' '.join(reason.split())}"
         raise RolloutNormError(msg) from None
     finally:
         loader.dispose()

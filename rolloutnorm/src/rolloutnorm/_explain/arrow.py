@@ -86,15 +86,17 @@ def read_csv_columnar(path: Path) -> Columns | None:
         return None
     pa, pc, pa_csv, _ = modules
     try:
+        data = path.read_bytes()
+        data.decode("utf-8")  # pyarrow keeps bytes that are not UTF-8 in a header's names
         table = pa_csv.read_csv(
-            path,
+            pa.BufferReader(data),
             convert_options=pa_csv.ConvertOptions(
                 column_types=dict.fromkeys(FIELDS, pa.string()),
                 null_values=[],
                 strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowException, OSError):
+    except (pa.ArrowException, OSError, UnicodeDecodeError):
         return None
     try:
         return _csv_columns(pa, pc, table)
