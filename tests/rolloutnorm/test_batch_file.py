@@ -260,7 +260,8 @@ def test_a_missing_or_unknown_file_is_named(tmp_path, name, message):
 def test_a_folder_is_no_batch(tmp_path):
     """A folder named like a batch is reported as such."""
     (tmp_path / "batch.jsonl").mkdir()
-    with pytest.raises(RolloutNormError, match=r"jsonl: cannot be read: it is a folder, not a regular file"):
+    message = r"jsonl: cannot be read: it is a folder, not a regular file"
+    with pytest.raises(RolloutNormError, match=message):
         read_batch(tmp_path / "batch.jsonl")
 
 
