@@ -309,8 +309,8 @@ def test_served_pages_keep_the_browsers_own_worker(open_page) -> None:
     assert not page.evaluate("() => Worker.toString().includes('[native code]')")
 
 
-def _claims_of(path: str) -> list[tuple[str, str]]:
-    """Each claim of a page's Markdown with the property docpact binds it to, in page order."""
+def _claims_of(path: str) -> list[tuple[str, str, str]]:
+    """Each claim of a page's Markdown with its property and that property's session, in order."""
     from docpact import load_config
     from docpact._kinds.claims.analysis import analyse
 
@@ -319,11 +319,12 @@ def _claims_of(path: str) -> list[tuple[str, str]]:
     for contract in config.contracts:
         if contract.kind == "claims" and page in contract.pages:
             analysis = analyse(contract, config)
-            return [
-                (block.argument, analysis.bound(block.argument)[0].function)
+            bindings = [
+                (block.argument, analysis.bound(block.argument)[0])
                 for name, block in analysis.claims
                 if name == page
             ]
+            return [(claim, b.function, analysis.session(b)) for claim, b in bindings]
     return []
 
 
@@ -350,10 +351,10 @@ def test_each_claim_shows_in_a_box_naming_its_property(open_page, path, served) 
     assert claims, f"{path} has no claim: the check proves nothing"
     page, visit = open_page(path, served=served)
     boxes = page.evaluate(CLAIM_BOXES)
-    assert [box["title"] for box in boxes] == [f"Claim {claim_id}" for claim_id, _ in claims]
-    for box, (_, function) in zip(boxes, claims, strict=True):
+    assert [box["title"] for box in boxes] == [f"Claim {claim_id}" for claim_id, *_ in claims]
+    for box, (_, function, session) in zip(boxes, claims, strict=True):
         assert box["check"].startswith(f"Checked by {function} in tests/")
-        assert box["check"].endswith("run by nox -s tests.")
+        assert box["check"].endswith(f"run by nox -s {session}.")
         assert box["border"] == "rgb(0, 121, 107)"
         assert "data:image/svg+xml" in box["icon"]
         assert box["width"] > 0
