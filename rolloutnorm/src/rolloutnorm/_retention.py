@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import numbers
 import types
 from collections.abc import Hashable, Mapping, Sequence
 
@@ -86,8 +88,9 @@ _REASON_TABLE = {
 class RetentionPlan:
     """The rows one PPO update trains on, with the rows dropped for each reason.
 
-    A plan with no kept rows is valid: it says that fewer candidates than one mini-batch
-    remained, and the caller decides to skip the step.
+    A plan with no trained rows is valid: it says that no candidate remained, or fewer
+    candidates and padding rows together than one mini-batch, and the caller decides to skip
+    the step. Such a plan keeps no row, padding neither, so its ``update_units`` is 0.
 
     Examples:
         >>> plan = plan_retention(
@@ -111,13 +114,16 @@ class RetentionPlan:
     the numbers being ``num_rows``, ``num_trained_rows``, ``update_units_per_epoch`` and the
     three ``dropped`` counts: rows, not settings. With more than one epoch, the first line
     ends with ``update_units`` over ``ppo_epochs`` (``, 4 over 2 epochs``); with padding rows,
-    their number follows the trained rows (``8 trained + 2 padding``). When some of the
-    floor and cap drops came from same-reward groups, a third line says how many
+    their number follows the trained rows (``8 trained + 2 padding``), and padding rows left
+    out have a line of their own (``  padding left out: 2 rows, not needed for whole
+    mini-batches``), after the dropped rows, whose counts they are not in. When some of the
+    floor and cap drops came from same-reward groups, a last line says how many
     (``  same-reward groups first: 2 of the floor and cap drops``). The summary stays this
     short at any batch size: which rows each stage dropped is in ``drop_reasons``.
 
     Attributes:
-        kept_indices: Original indices of the trained rows, ascending.
+        kept_indices: Original indices of the kept rows, ascending: the trained rows and
+            the padding rows kept with them.
         num_rows: How many rows the rollout batch held before retention.
         mini_batch_size: Rows per PPO mini-batch (``ppo_mini_batch_size * rollout.n``).
         max_ppo_update_times: Cap on mini-batch updates per epoch, or ``None`` for no cap.
@@ -134,12 +140,19 @@ class RetentionPlan:
         padding_indices: Original indices of the kept rows that are padding, ascending: rows
             a trainer added only so that the batch divides into its ranks and mini-batches.
             They fill the mini-batches, so they count in ``update_units``, and carry no mass,
-            so they do not count in ``num_trained_rows``.
+            so they do not count in ``num_trained_rows``. Given as distinct ints (numpy ints
+            become Python ints), never all the kept rows.
+        spare_padding_indices: Original indices of the padding rows not kept, ascending:
+            those the kept rows did not need to fill whole mini-batches. They are no dropped
+            rows (no `DropReason`, in no ``dropped`` count): they were never to be trained.
 
     Raises:
         RolloutNormError: If ``ppo_epochs`` is not a positive int, ``drop_reasons``
             disagrees with the dropped rows, ``dropped`` or
-            ``dropped_from_same_reward_groups``, or a padding row is not kept.
+            ``dropped_from_same_reward_groups``, ``padding_indices`` or
+            ``spare_padding_indices`` is not a collection of distinct ints, not bools, a
+            padding row is not kept, every kept row is padding, or a spare padding row is
+            kept or outside the batch.
     """
 
     kept_indices: tuple[int, ...]
@@ -151,15 +164,11 @@ class RetentionPlan:
     drop_reasons: Mapping[int, DropReason] = dataclasses.field(default_factory=dict)
     ppo_epochs: int = 1
     padding_indices: tuple[int, ...] = ()
+    spare_padding_indices: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kept_indices", tuple(self.kept_indices))
-        padding = tuple(sorted(self.padding_indices))
-        object.__setattr__(self, "padding_indices", padding)
-        stray = sorted(set(padding) - set(self.kept_indices))
-        if stray:
-            msg = f"padding_indices must be kept rows: row {stray[0]!r} is not in kept_indices"
-            raise RolloutNormError(msg)
+        _check_padding(self)
         object.__setattr__(self, "dropped", types.MappingProxyType(dict(self.dropped)))
         reasons = types.MappingProxyType(dict(sorted(self.drop_reasons.items())))
         object.__setattr__(self, "drop_reasons", reasons)
@@ -178,7 +187,8 @@ class RetentionPlan:
     def update_units_per_epoch(self) -> int:
         """The PPO mini-batch updates per epoch: the kept rows, padding included, per mini-batch.
 
-        ``(num_trained_rows + len(padding_indices)) // mini_batch_size``.
+        ``(num_trained_rows + len(padding_indices)) // mini_batch_size``: 0 for a plan
+        without trained rows, which keeps no padding.
         """
         return len(self.kept_indices) // self.mini_batch_size
 
@@ -189,9 +199,13 @@ class RetentionPlan:
 
     @property
     def dropped_indices(self) -> tuple[int, ...]:
-        """Original indices of the rows not trained on, ascending."""
+        """Original indices of the dropped rows, ascending: the keys of ``drop_reasons``.
+
+        The rows neither kept nor spare padding.
+        """
         mask = np.ones(self.num_rows, dtype=bool)
         mask[list(self.kept_indices)] = False
+        mask[list(self.spare_padding_indices)] = False
         return tuple(np.flatnonzero(mask).tolist())
 
     def __str__(self) -> str:
@@ -207,12 +221,61 @@ class RetentionPlan:
             f"  dropped: {dropped['marked']} marked, {dropped['mini_batch_floor']} at the "
             f"mini-batch floor, {dropped['max_ppo_update_times']} at the update cap",
         ]
+        if self.spare_padding_indices:
+            spare = len(self.spare_padding_indices)
+            lines.append(
+                f"  padding left out: {spare} row{'' if spare == 1 else 's'}, "
+                "not needed for whole mini-batches"
+            )
         if self.dropped_from_same_reward_groups:
             lines.append(
                 f"  same-reward groups first: {self.dropped_from_same_reward_groups} of the "
                 "floor and cap drops"
             )
         return "\n".join(lines)
+
+
+def _check_padding(plan: RetentionPlan) -> None:
+    """Normalize the plan's padding rows, raising unless they are kept and spare as defined."""
+    padding = _as_rows(plan.padding_indices, "padding_indices")
+    spare = _as_rows(plan.spare_padding_indices, "spare_padding_indices")
+    object.__setattr__(plan, "padding_indices", padding)
+    object.__setattr__(plan, "spare_padding_indices", spare)
+    kept = set(plan.kept_indices)
+    stray = sorted(set(padding) - kept)
+    if stray:
+        msg = f"padding_indices must be kept rows: row {stray[0]!r} is not in kept_indices"
+        raise RolloutNormError(msg)
+    if padding and len(padding) == len(kept):
+        msg = (
+            "padding_indices must leave a trained row: a plan without trained rows keeps no "
+            f"padding, got all {len(padding)} kept rows as padding"
+        )
+        raise RolloutNormError(msg)
+    for row in spare:
+        if row in kept or not 0 <= row < plan.num_rows:
+            where = "a kept row" if row in kept else f"outside the {plan.num_rows} rows"
+            msg = f"spare_padding_indices must be rows left out, got row {row}, {where}"
+            raise RolloutNormError(msg)
+
+
+def _as_rows(rows: object, name: str) -> tuple[int, ...]:
+    """``rows`` as distinct Python ints, ascending, or an error naming ``name``."""
+    if isinstance(rows, str | bytes | torch.Tensor) or not isinstance(
+        rows, Sequence | np.ndarray | set | frozenset
+    ):
+        msg = f"{name} must be a sequence of row indices, got {type(rows).__name__} {rows!r}"
+        raise RolloutNormError(msg)
+    for row in rows:
+        if isinstance(row, bool | np.bool_) or not isinstance(row, numbers.Integral):
+            msg = f"{name} must hold only int row indices, got {type(row).__name__} {row!r}"
+            raise RolloutNormError(msg)
+    ints = sorted(int(row) for row in rows)
+    repeated = [row for row, after in itertools.pairwise(ints) if row == after]
+    if repeated:
+        msg = f"{name} must not repeat a row, got row {repeated[0]} more than once"
+        raise RolloutNormError(msg)
+    return tuple(ints)
 
 
 def _check_reasons(plan: RetentionPlan) -> None:
@@ -295,13 +358,20 @@ def plan_retention(
     time from one generator seeded with ``seed``: the floor's rows first, then the cap's
     among the rows the floor kept, each stage taking rows of same-reward groups first, then
     other candidates. So every dropped row has one `DropReason`, and adding a cap does
-    not change which rows the floor drops. Fewer candidates than one mini-batch give a plan
-    with ``num_trained_rows == 0``.
+    not change which rows the floor drops. No candidate, or fewer candidates and padding
+    rows together than one mini-batch, give a plan that keeps no row:
+    ``num_trained_rows == 0`` and ``update_units == 0``.
 
     Padding rows (``padding``), which a trainer adds only so that its batch divides into
-    ranks and mini-batches, are always kept and never drawn: they count towards the whole
-    mini-batches, and the floor and the cap take real rows only. They are not trained rows,
-    so ``num_trained_rows`` leaves them out.
+    ranks and mini-batches, count towards the whole mini-batches: the floor and the cap
+    apply to the candidates and the padding rows together. That many rows are kept,
+    candidates first: a candidate is drawn only if the candidates alone are more, and then
+    no padding row is kept; otherwise every candidate is kept, with the first padding rows
+    (in row order) that the kept total still needs. So padding never takes a candidate's
+    place. The padding rows not needed are left out (``spare_padding_indices``): no
+    drop reason, in no ``dropped`` count. Padding rows are never trained rows, so
+    ``num_trained_rows`` leaves them out, and their group ids and rewards are not read:
+    a padding row's reward need not be finite, only of the argument's type.
 
     A same-reward group carries no GRPO signal: it is decided as the trainer decides it,
     over the group's candidate rows (a lone row included), every reward being within
@@ -330,9 +400,9 @@ def plan_retention(
     Raises:
         RolloutNormError: If an argument has the wrong type, sign or length, ``drop`` or
             ``padding`` holds something other than booleans, a row is both marked and
-            padding, the padding rows outnumber the rows the floor and the cap keep, a
-            reward is not a finite number, a group id is unhashable, a bool or a float, the
-            group ids mix kinds, or only one of ``group_ids`` and ``rewards`` is given.
+            padding, a reward of a row that is not padding is not a finite number, a group
+            id of such a row is unhashable, a bool or a float, those group ids mix kinds, or
+            only one of ``group_ids`` and ``rewards`` is given.
 
     Examples:
         Two real rows and two padding rows make one mini-batch of four:
@@ -343,6 +413,13 @@ def plan_retention(
         >>> print(plan)
         RetentionPlan: 4 rows -> 2 trained + 2 padding, 1 update unit per epoch
           dropped: 0 marked, 0 at the mini-batch floor, 0 at the update cap
+
+        Five real rows need no padding to fill one mini-batch of four:
+
+        >>> print(plan_retention(7, mini_batch_size=4, padding=[0] * 5 + [1] * 2))
+        RetentionPlan: 7 rows -> 4 trained, 1 update unit per epoch
+          dropped: 0 marked, 1 at the mini-batch floor, 0 at the update cap
+          padding left out: 2 rows, not needed for whole mini-batches
     """
     num_rows = as_count(num_rows, "num_rows", minimum=0)
     mini_batch_size = as_count(mini_batch_size, "mini_batch_size")
@@ -367,10 +444,14 @@ def plan_retention(
     same_reward = np.zeros(num_rows, dtype=bool)
     if group_ids is not None and rewards is not None:
         values = _as_row_array(rewards, "rewards", num_rows)
-        if values.size and (values.dtype.kind not in "biuf" or not np.isfinite(values).all()):
+        if values.size and (
+            values.dtype.kind not in "biuf" or not np.isfinite(values[~padded]).all()
+        ):
             msg = "rewards must hold only finite real numbers"
             raise RolloutNormError(msg)
-        ids = encode_ids(group_ids, name="group_ids", num_rows=num_rows, device=_HOST)
+        ids = encode_ids(
+            _unread_padding(group_ids, padded), name="group_ids", num_rows=num_rows, device=_HOST
+        )
         same_reward[candidates] = _same_reward(
             ids.codes.numpy()[candidates], values[candidates].astype(float)
         )
@@ -380,24 +461,25 @@ def plan_retention(
     target = floor_target
     if max_ppo_update_times is not None:
         target = min(floor_target, mini_batch_size * max_ppo_update_times)
-    if num_padding > target:
-        msg = (
-            f"padding holds {num_padding} rows, more than the {target} rows that the "
-            f"mini-batch floor and the update cap keep of {len(candidates)} real candidates"
-        )
-        raise RolloutNormError(msg)
+    # Candidates fill the kept rows first; padding only what they leave, if they are kept.
+    floor_real = min(len(candidates), floor_target)
+    kept_real = min(len(candidates), target)
+    padding_rows = np.flatnonzero(padded)
+    needed = target - kept_real if kept_real else 0
 
     rng = np.random.default_rng(seed)
     # Per row, the index in _STAGES of the stage that dropped it, or -1 for a kept row.
     stage = np.where(marked, 0, -1).astype(np.int8)
-    floor_drops = len(candidates) + num_padding - floor_target
-    stage[_draw(rng, candidates, same_reward, floor_drops)] = 1
-    stage[_draw(rng, np.flatnonzero((stage < 0) & ~padded), same_reward, floor_target - target)] = 2
+    stage[_draw(rng, candidates, same_reward, len(candidates) - floor_real)] = 1
+    floor_kept = np.flatnonzero((stage < 0) & ~padded)
+    stage[_draw(rng, floor_kept, same_reward, floor_real - kept_real)] = 2
+    kept = stage < 0
+    kept[padding_rows[needed:]] = False
     rows = np.flatnonzero(stage >= 0)
     codes, same = stage[rows].tolist(), same_reward[rows].tolist()
-    counts = (int(marked.sum()), floor_drops, floor_target - target)
+    counts = (int(marked.sum()), len(candidates) - floor_real, floor_real - kept_real)
     return RetentionPlan(
-        kept_indices=tuple(np.flatnonzero(stage < 0).tolist()),
+        kept_indices=tuple(np.flatnonzero(kept).tolist()),
         num_rows=num_rows,
         mini_batch_size=mini_batch_size,
         max_ppo_update_times=max_ppo_update_times,
@@ -408,8 +490,36 @@ def plan_retention(
             for row, code, flag in zip(rows.tolist(), codes, same, strict=True)
         },
         ppo_epochs=ppo_epochs,
-        padding_indices=tuple(np.flatnonzero(padded).tolist()),
+        padding_indices=tuple(padding_rows[:needed].tolist()),
+        spare_padding_indices=tuple(padding_rows[needed:].tolist()),
     )
+
+
+def _unread_padding(
+    group_ids: Sequence[Hashable] | np.ndarray, padded: np.ndarray
+) -> Sequence[Hashable] | np.ndarray:
+    """The group ids, padding rows' replaced by another row's: padding ids are never read.
+
+    Integer arrays and tensors are valid whatever a row holds, and pass as given.
+    """
+    if not padded.any() or isinstance(group_ids, torch.Tensor):
+        return group_ids
+    if isinstance(group_ids, np.ndarray):
+        if group_ids.ndim != 1 or group_ids.dtype.kind not in "USO":
+            return group_ids
+        group_ids = group_ids.tolist()
+    if (
+        isinstance(group_ids, str | bytes)
+        or not isinstance(group_ids, Sequence)
+        or len(group_ids) != len(padded)
+    ):
+        return group_ids
+    real = np.flatnonzero(~padded)
+    stand_in = group_ids[int(real[0])] if len(real) else 0
+    ids = list(group_ids)
+    for row in np.flatnonzero(padded).tolist():
+        ids[row] = stand_in
+    return ids
 
 
 def _flags(values: Sequence[bool] | np.ndarray | None, name: str, num_rows: int) -> np.ndarray:

@@ -26,7 +26,7 @@ class TrainedBatch:
     Attributes:
         plan: Which rows were kept and why the others went.
         advantages: The kept rows' advantages, normalized per rollout; 0 on padding rows.
-        response_mask: The kept rows' response mask, padding rows' as given.
+        response_mask: The kept rows' response mask; padding rows hold no token.
         rollout_ids: The kept rows' rollout ids, in the container type given.
 
     Examples:
@@ -82,17 +82,20 @@ def retain_and_normalize(
     rewards: Sequence[float] | np.ndarray | None = None,
     padding: Sequence[bool] | np.ndarray | None = None,
 ) -> TrainedBatch:
-    """Plan which rows are trained, then normalize them with `num_trained_rows` = rows kept.
+    """Plan which rows are trained, then normalize them with `num_trained_rows` = rows trained.
 
     Retention follows `plan_retention` with the mini-batch size
     ``ppo_mini_batch_size * rollout.n``, the ``max_ppo_update_times`` cap, the retention
     seed and the ``ppo_epochs`` of ``config`` (the plan's ``update_units`` count every
-    epoch). The kept rows are then normalized with `num_trained_rows` equal to their
-    number, as a trainer step does.
+    epoch). The kept rows that are not padding are then normalized with `num_trained_rows`
+    equal to their number, as a trainer step does.
 
     Padding rows, which a trainer adds so that its batch divides into ranks and
-    mini-batches (verl's V1 trainer does), are kept, get advantage 0 and are not counted:
-    the other rows are normalized as if the padding were not there.
+    mini-batches (verl's V1 trainer does), fill the mini-batches as `plan_retention` keeps
+    them, get advantage 0 and are not counted: the other rows are normalized as if the
+    padding were not there. A padding row must hold no response token (verl V1's hold
+    none): a token left in the mask would still count in a trainer's KL and entropy terms
+    and in the loss's token means, so such a row is refused, not silently masked.
 
     Args:
         advantages: All rows' advantages, float, ``(rows, tokens)``.
@@ -103,28 +106,31 @@ def retain_and_normalize(
         group_ids: Per row, the prompt group id (with ``rewards``, same-reward groups
             are dropped first).
         rewards: Per row, the sequence-level reward.
-        padding: Per row, whether it is padding: kept, advantage 0, not counted in
+        padding: Per row, whether it is padding, a row without response tokens: kept only
+            as far as the mini-batches need it, advantage 0, not counted in
             `num_trained_rows` (`plan_retention`'s ``padding``).
 
     Returns:
         The kept rows, normalized, with the plan; ``report()`` gives their masses.
 
     Raises:
-        RolloutNormError: If an argument is malformed, or no row is left to train
-            (fewer candidate rows than one mini-batch).
+        RolloutNormError: If an argument is malformed, a padding row holds a response
+            token, or no row is left to train (no candidate row, or fewer candidate and
+            padding rows than one mini-batch).
 
     Examples:
-        Three rows of two rollouts and one padding row, in one mini-batch of four:
+        Three rows of two rollouts and one padding row, without response tokens, in one
+        mini-batch of four:
 
         >>> import torch
         >>> from rolloutnorm import load_config
         >>> config = load_config(
         ...     overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 4}
         ... )
-        >>> ones = torch.ones(4, 2)
+        >>> mask = torch.tensor([[1, 1], [1, 1], [1, 1], [0, 0]])
         >>> padded = retain_and_normalize(
-        ...     ones,
-        ...     ones,
+        ...     torch.ones(4, 2),
+        ...     mask,
         ...     ["a", "a", "b", "pad"],
         ...     config=config,
         ...     padding=[False, False, False, True],
@@ -155,12 +161,16 @@ def retain_and_normalize(
         ppo_epochs=config.ppo_epochs,
         padding=padding,
     )
+    _check_empty_padding(response_mask, plan.padding_indices + plan.spare_padding_indices)
     if plan.num_trained_rows == 0:
         dropped = plan.dropped
+        padding = len(plan.spare_padding_indices)
         msg = (
             f"no rows left to train: of {plan.num_rows} rows, {dropped['marked']} marked, "
             f"{dropped['mini_batch_floor']} dropped at the floor to whole mini-batches of "
-            f"{plan.mini_batch_size} rows and {dropped['max_ppo_update_times']} at the update cap"
+            f"{plan.mini_batch_size} rows{',' if padding else ' and'} "
+            f"{dropped['max_ppo_update_times']} at the update cap"
+            + (f" and {padding} padding, kept only with rows to train" if padding else "")
         )
         raise RolloutNormError(msg)
     if plan.padding_indices:
@@ -183,6 +193,22 @@ def retain_and_normalize(
             advantages[kept], kept_mask, ids.take(kept), num_trained_rows=plan.num_trained_rows
         )
     return TrainedBatch(plan, normalized, kept_mask, _take(rollout_ids, plan.kept_indices))
+
+
+def _check_empty_padding(response_mask: torch.Tensor, rows: tuple[int, ...]) -> None:
+    """Raise unless the padding rows hold no response token."""
+    if not rows:
+        return
+    index = torch.tensor(sorted(rows), dtype=torch.int64, device=response_mask.device)
+    tokens = (response_mask.index_select(0, index) != 0).sum(-1).tolist()
+    full = [(row, count) for row, count in zip(sorted(rows), tokens, strict=True) if count]
+    if full:
+        row, count = full[0]
+        msg = (
+            f"padding must mark only rows without response tokens, got {len(full)} padding "
+            f"row{'' if len(full) == 1 else 's'} with tokens, the first row {row} with {count}"
+        )
+        raise RolloutNormError(msg)
 
 
 def _real_positions(plan: RetentionPlan) -> tuple[int, ...]:
