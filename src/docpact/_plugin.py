@@ -179,8 +179,21 @@ def _defer_extensions(config: MkDocsConfig, checker: ContractExtension) -> None:
     extensions = options.get("extensions") or []
     for i, entry in enumerate(extensions):
         name, settings = next(iter(entry.items())) if isinstance(entry, dict) else (entry, {})
-        if name == "docpact":
+        if _is_docpact(name):
             extensions[i] = {name: {**(settings or {}), "defer_to": checker}}
+
+
+# The spellings by which griffe loads docpact's extension: its package, its module, or
+# either followed by the class (`module:Class`, as griffe accepts it).
+_DOCPACT_EXTENSION = ("docpact", "docpact._extension")
+
+
+def _is_docpact(name: object) -> bool:
+    """Whether griffe would load `name` as docpact's `ContractExtension`."""
+    if not isinstance(name, str):
+        return False
+    module, _, attribute = name.partition(":")
+    return module in _DOCPACT_EXTENSION and attribute in ("", "ContractExtension")
 
 
 def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:

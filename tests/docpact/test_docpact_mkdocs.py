@@ -130,8 +130,20 @@ def test_a_config_defaults_finding_is_reported_once_per_build(project: Path) -> 
     assert "the yaml block differs from conf/defaults.yaml: epochs" in warnings[0]
 
 
-def test_with_the_plugin_each_finding_of_every_kind_is_reported_once(project: Path) -> None:
-    """The plugin owns the checking: the extensions defer to its checker, nothing twice."""
+@pytest.mark.parametrize(
+    "spelling", ["docpact", "docpact._extension", "docpact._extension:ContractExtension"]
+)
+def test_with_the_plugin_each_finding_of_every_kind_is_reported_once(
+    project: Path, spelling: str
+) -> None:
+    """The plugin owns the checking: the extensions defer to its checker, nothing twice.
+
+    The extension is deferred under each name griffe loads it by, `module:Class` too.
+    """
+    config = project / "mkdocs.yml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("- docpact:", f"- {spelling}:"), "utf-8"
+    )
     with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
         file.write(
             '\n[[tool.docpact.contract]]\nkind = "config-defaults"\n'
@@ -159,3 +171,4 @@ def test_with_the_plugin_each_finding_of_every_kind_is_reported_once(project: Pa
         code for line in warnings for code in ("DP003", "DP007", "DP013") if code in line
     )
     assert codes == ["DP003", "DP007", "DP013"], result.stdout
+    assert "Aborted with 3 warnings" in result.stdout
