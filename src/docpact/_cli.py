@@ -115,7 +115,10 @@ class _Parser(argparse.ArgumentParser):
 
     def format_help(self) -> str:
         if self.lazy_epilog is not None:
-            self.epilog = self.lazy_epilog()
+            try:  # the epilog reads the registered kinds, which may be broken
+                self.epilog = self.lazy_epilog()
+            except DocpactError as error:
+                self.exit(2, f"{error}\n")
         return super().format_help()
 
 
@@ -153,7 +156,8 @@ def _codes(value: str) -> frozenset[str]:
     try:  # a code of a kind another distribution registers
         known = codes(all_kinds())
     except DocpactError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        # argparse prefixes its own "error: argument --select: ".
+        raise argparse.ArgumentTypeError(str(error).removeprefix("error: ")) from None
     if unknown := sorted(set(given) - set(known)):
         msg = f"unknown code {', '.join(unknown)}; the codes are {', '.join(known)}"
         raise argparse.ArgumentTypeError(msg)

@@ -118,11 +118,16 @@ class ContractExtension(Extension):
         self._check([c for c in self.config.contracts if c.package is None and c not in done], None)
 
     def _check(self, contracts: list[Contract], package: Module | None) -> None:
-        found = sorted(
-            finding
-            for contract in contracts
-            for finding in check_contract(contract, package=package, config=self.config)
-        )
+        try:  # a contract may read the registered kinds, which may be broken
+            found = sorted(
+                finding
+                for contract in contracts
+                for finding in check_contract(contract, package=package, config=self.config)
+            )
+        except DocpactError as error:
+            # An error, so a strict build fails on one line, not on griffe's traceback.
+            get_logger("docpact").error("%s", error)
+            return
         self.checked.extend(contracts)
         self.findings.extend(found)
         if self._log:

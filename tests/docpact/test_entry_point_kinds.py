@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from docpact.__main__ import main
+from helpers import mkdocs_build
 
 KIND_MODULE = """
 from __future__ import annotations
@@ -183,11 +184,27 @@ def test_a_broken_registered_kind_exits_2_naming_its_distribution(
     entry_points: str,
     error: str,
 ) -> None:
-    """A kind that cannot be imported, or takes another's code or name, is a usage error."""
+    """A kind that cannot be imported, or takes another's code or name, is a usage error.
+
+    So it is where the help's table of codes, or `--select` of a code not docpact's own,
+    reads the registered kinds: one line, no traceback.
+    """
     _install(site, "broken-kind", entry_points)
-    assert main(["check", "--pyproject", str(_project(tmp_path))]) == 2
+    pyproject = str(_project(tmp_path))
+    assert main(["check", "--pyproject", pyproject]) == 2
     out, err = capsys.readouterr()
     assert (out, err) == ("", f"{error}\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--help"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr() == ("", f"{error}\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--pyproject", pyproject, "--select", "XT001"])
+    assert exit_info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith(f"error: argument --select: {error.removeprefix('error: ')}\n")
+    assert err.count("error:") == 1
 
 
 KINDS_PROJECT = """
@@ -241,3 +258,41 @@ def test_a_kind_named_in_one_code_span_with_more_is_not_named(
     assert capsys.readouterr().out.splitlines() == [
         "docs/kinds.md:1: DP017 section #kinds does not name kind `claims` as inline code",
     ]
+
+
+KINDS_SITE = """site_name: kinds
+docs_dir: docs
+nav:
+  - kinds.md
+plugins:
+  - mkdocstrings:
+      handlers:
+        python:
+          paths: [src]
+          options:
+            extensions:
+              - docpact:
+                  pyproject: !relative $config_dir/pyproject.toml
+"""
+
+
+@pytest.mark.slow
+def test_a_broken_registered_kind_fails_the_strict_build_in_one_line(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under MkDocs a `kinds` contract reads the registered kinds: one error, no traceback."""
+    _install(site, "broken-kind", "todo = no_such_module:TODO\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    project = _kinds_project(tmp_path).parent
+    (project / "mkdocs.yml").write_text(KINDS_SITE, encoding="utf-8")
+    with (project / "docs" / "kinds.md").open("a", encoding="utf-8") as file:
+        file.write("\n::: plugins\n")
+    result = mkdocs_build(project)
+    assert result.returncode == 1, result.stdout
+    assert "Traceback" not in result.stdout
+    errors = [line for line in result.stdout.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 1, result.stdout
+    assert errors[0].endswith(
+        "error: docpact kind entry point todo (no_such_module:TODO) of distribution "
+        "broken-kind cannot be imported: ModuleNotFoundError: No module named 'no_such_module'"
+    ), result.stdout
