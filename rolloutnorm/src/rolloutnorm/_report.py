@@ -13,7 +13,7 @@ from rolloutnorm._ids import RolloutIds, encode_ids
 from rolloutnorm._normalize import normalize_advantages_by_rollout
 from rolloutnorm._validate import MASK, check_layout
 
-__all__ = ["MassReport", "RolloutMass", "rollout_mass_report"]
+__all__ = ["MassReport", "RolloutMass", "mass_fraction", "rollout_mass_report"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -94,12 +94,12 @@ class MassReport:
         lines = [f"{'rollout':<{width}}  rows  tokens  mass"]
         lines += [
             f"{rollout.rollout_id!s:<{width}}  {rollout.rows:>4}  {rollout.tokens:>6}  "
-            f"{_fraction(rollout.mass, self.num_trained_rows)}"
+            f"{mass_fraction(rollout.mass, self.num_trained_rows)}"
             for rollout in self.rollouts
         ]
         lines.append(
             f"batch: {len(self.rollouts)} rollouts over {self.num_trained_rows} trained rows, "
-            f"mass {_fraction(self.batch_mass, self.num_trained_rows)}"
+            f"mass {mass_fraction(self.batch_mass, self.num_trained_rows)}"
         )
         return "\n".join(lines)
 
@@ -154,8 +154,18 @@ def rollout_mass_report(
     return MassReport(rollouts=rollouts, num_trained_rows=num_trained_rows)
 
 
-def _fraction(value: float, num_trained_rows: int) -> str:
-    """Print a mass as a fraction: every rollout's mass is a multiple of 1 / num_trained_rows."""
+def mass_fraction(value: float, num_trained_rows: int) -> str:
+    """A mass as a fraction and a decimal, as the report and the explain tables print it.
+
+    Every rollout's mass is a multiple of 1 / num_trained_rows, so the fraction is exact.
+
+    Args:
+        value: The mass.
+        num_trained_rows: The step's trained rows, the fraction's largest denominator.
+
+    Returns:
+        The fraction with the decimal in parentheses, e.g. ``1/8 (0.1250)``.
+    """
     decimal = f"{value:.4f}" if value == 0 or abs(value) >= 1e-3 else f"{value:.3e}"
     # A report built by hand may say 0 trained rows; a fraction needs a denominator of 1 or more.
     return f"{Fraction(value).limit_denominator(max(1, num_trained_rows))} ({decimal})"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 from rolloutnorm._explain.explanation import Explanation
-from rolloutnorm._report import _fraction
+from rolloutnorm._report import mass_fraction
 
 __all__ = ["render_markdown", "render_table"]
 
@@ -19,7 +19,7 @@ __all__ = ["render_markdown", "render_table"]
 @functools.lru_cache(maxsize=1024)
 def _share(value: float, denominator: int) -> str:
     """A mass as a fraction and a decimal; most rollouts share a handful of values."""
-    return _fraction(value, denominator)
+    return mass_fraction(value, denominator)
 
 
 def _summary(explanation: Explanation) -> list[str]:
