@@ -14,8 +14,8 @@ The repository holds two distributions: docpact at the root and rolloutnorm in
   Debian's Chromium (installed apart: ``apt-get install chromium``), no torch;
 - ``.nox/mutate`` (mutate): docpact, its test and site tools and mutmut, no torch;
 - ``.nox/verl`` (verl): rolloutnorm with verl (about 2 GB: ray, transformers), fastapi and
-  uvicorn for verl's workers, and the test tools; the drift runner's ``verl`` check runs
-  with its interpreter.
+  uvicorn for verl's workers, TransferQueue and cachetools for its V1 trainer, and the test
+  tools; the drift runner's ``verl`` check runs with its interpreter.
 
 Each is installed once through the CPU constraints file, and again only when a project file
 or the constraints change. Delete an environment's folder to rebuild it.
@@ -60,10 +60,15 @@ SHARED = (
 DOCS = ("docs", ["-e", ".[sybil]", *_groups("docs")])
 SITE = ("site", ["-e", ".[sybil]", *_groups("tests", "docs", "site")])
 MUTATE = ("mutate", ["-e", ".[sybil]", *_groups("tests", "docs", "mutate")])
-# verl.workers.engine_workers, which the real-loop tests drive, imports fastapi and uvicorn.
+# verl.workers.engine_workers, which the real-loop tests drive, imports fastapi and uvicorn;
+# verl's V1 trainer modules import TransferQueue and cachetools.
 VERL = (
     "verl",
-    ["-e", ".[sybil]", "-e", "./rolloutnorm[verl]", "fastapi", "uvicorn", *_groups("tests")],
+    [
+        *("-e", ".[sybil]", "-e", "./rolloutnorm[verl]"),
+        *("fastapi", "uvicorn", "transferqueue", "cachetools"),
+        *_groups("tests"),
+    ],
 )
 
 
