@@ -46,8 +46,11 @@ CHECKS = {
     # the verl session's environment: `nox -s verl` builds it.
     "verl": [
         *PYTEST,
-        *("-k", "carries_one_over_the_trained_rows and 2-"),
-        "tests/rolloutnorm/verl_session/test_actor_loop.py",
+        *(
+            f"tests/rolloutnorm/verl_session/test_actor_loop.py::"
+            f"test_every_kept_rollout_carries_one_over_the_trained_rows[2-{name}]"
+            for name in ("floor", "rollout-n", "v1-padding")
+        ),
     ],
 }
 # Checks that run only on the clean copy and on the drifts that expect them: each repeats

@@ -4,25 +4,22 @@
 Every rank builds the same batches from fixed seeds, takes the chunk verl's dispatch gives it,
 and calls the worker's ``update_actor`` as verl's trainer does. A wrapper around the engine's
 ``optimizer_step`` records each step's full gradient after the ranks' reduction, before and
-after clipping, so the parent can read each rollout's mass off the steps. `run_world` starts
-the ranks and never waits longer than its timeout.
+after clipping, and how many times the loss function ran in it (its micro-batches), so the
+parent can read each rollout's mass off the steps. `ranks.run_world` starts the ranks.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import pickle
-import time
-import traceback
-from datetime import timedelta
 from functools import partial
 from pathlib import Path
 
 import cpu_verl
 import loop_batches
 import torch
-import torch.multiprocessing as mp
+
+MAX_TOKEN_LEN = 16  # tokens per micro-batch with use_dynamic_bsz
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,13 +80,16 @@ def _tensordict(scenario: Scenario, batch: loop_batches.Rows, old: torch.Tensor)
         # What verl's worker otherwise fills from the actor config, per call here.
         micro_batch_size_per_gpu=scenario.micro_batch_size,
         use_dynamic_bsz=scenario.use_dynamic_bsz,
-        max_token_len_per_gpu=16,
+        max_token_len_per_gpu=MAX_TOKEN_LEN,
     )
     return data
 
 
-def _capture(engine, steps: list[dict]) -> None:
-    """Record every optimizer step's full gradient, before and after clipping, and its norm."""
+def _capture(engine, steps: list[dict], calls: list[int]) -> None:
+    """Record every optimizer step's full gradient, before and after clipping, and its norm.
+
+    ``calls`` counts the loss function's calls; each step records those since the last one.
+    """
     original = engine.optimizer_step
 
     def gathered() -> torch.Tensor:
@@ -103,10 +103,17 @@ def _capture(engine, steps: list[dict]) -> None:
     def step():
         before = gathered()
         norm = original()
-        steps.append({"before": before, "after": gathered(), "norm": float(norm)})
+        micro_batches = calls[0] - sum(step["micro_batches"] for step in steps)
+        record = {"before": before, "after": gathered(), "norm": float(norm)}
+        steps.append({**record, "micro_batches": micro_batches})
         return norm
 
     engine.optimizer_step = step
+
+
+def _counted(loss_fn, calls: list[int], *args, **kwargs):
+    calls[0] += 1
+    return loss_fn(*args, **kwargs)
 
 
 def _worker(model: Path, bf16: bool):
@@ -144,10 +151,13 @@ def run_scenarios(rank: int, world_size: int, scenarios: list[Scenario], model: 
         worker, config = workers[scenario.bf16]
         engine = worker.actor.engine
         kl = scenario.kl_loss_coef
-        # The worker's own loss function, or the same ppo_loss over a config with the KL term.
-        worker.actor.set_loss_fn(worker.loss_fn if kl is None else _kl_loss_fn(config, kl))
+        # The worker's own loss function, or the same ppo_loss over a config with the KL term,
+        # counted: verl calls it once per micro-batch.
+        loss_fn = worker.loss_fn if kl is None else _kl_loss_fn(config, kl)
         steps: list[dict] = []
-        _capture(engine, steps)
+        calls = [0]
+        worker.actor.set_loss_fn(partial(_counted, loss_fn, calls))
+        _capture(engine, steps, calls)
         batch = scenario.rows(world_size)
         data = _tensordict(scenario, batch, loop_batches.old_log_probs(plain, batch))
         chunk = BatchData(data).chunk(chunks=world_size)[rank] if world_size > 1 else data
@@ -157,76 +167,3 @@ def run_scenarios(rank: int, world_size: int, scenarios: list[Scenario], model: 
             clip_grad = engine.optimizer_config.clip_grad
             results[scenario.name] = {"steps": steps, "clip_grad": clip_grad}
     return results
-
-
-def _rank_main(rank: int, world_size: int, folder: str, scenarios: list, model: str) -> None:
-    out = Path(folder)
-    try:
-        os.environ.update(
-            MASTER_ADDR="127.0.0.1",
-            MASTER_PORT=(out / "port").read_text(),
-            RANK=str(rank),
-            LOCAL_RANK=str(rank),
-            WORLD_SIZE=str(world_size),
-            GLOO_SOCKET_IFNAME="lo",
-        )
-        cpu_verl.install_cpu_platform()
-        torch.distributed.init_process_group(
-            "gloo", init_method="env://", timeout=timedelta(seconds=120)
-        )
-        import rolloutnorm.verl
-
-        rolloutnorm.verl.register()
-        results = run_scenarios(rank, world_size, scenarios, Path(model))
-        if rank == 0:
-            torch.save(results, out / "results.pt")
-        torch.distributed.barrier()
-        torch.distributed.destroy_process_group()
-    except BaseException:
-        (out / f"rank{rank}.error").write_text(traceback.format_exc())
-        os._exit(1)
-    os._exit(0)  # gloo's threads can abort the interpreter's teardown after the work is done
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def run_world(
-    world_size: int, folder: Path, scenarios: list[Scenario], model: Path, timeout_s: float
-) -> dict:
-    """Start ``world_size`` ranks, wait at most ``timeout_s``, return rank 0's records.
-
-    Raises:
-        AssertionError: If a rank fails (with its traceback) or the world does not finish in
-            time (every rank still running is killed first).
-    """
-    (folder / "port").write_text(str(_free_port()))
-    context = mp.get_context("spawn")
-    ranks = [
-        context.Process(
-            target=_rank_main, args=(rank, world_size, str(folder), scenarios, str(model))
-        )
-        for rank in range(world_size)
-    ]
-    for process in ranks:
-        process.start()
-    deadline = time.monotonic() + timeout_s
-    while any(p.is_alive() for p in ranks) and time.monotonic() < deadline:
-        if any(p.exitcode not in (None, 0) for p in ranks):
-            break  # one rank failed: the others would only wait for it
-        time.sleep(0.1)
-    killed = [rank for rank, p in enumerate(ranks) if p.is_alive()]
-    for process in ranks:
-        if process.is_alive():
-            process.kill()
-        process.join(timeout=5)
-    problems = [f"{path.stem}:\n{path.read_text()}" for path in sorted(folder.glob("*.error"))]
-    problems += [f"rank {rank} still running after {timeout_s} s: killed" for rank in killed]
-    if problems:
-        raise AssertionError("\n".join(problems))
-    return torch.load(folder / "results.pt", weights_only=False)

@@ -137,9 +137,6 @@ def save_tiny_model(folder: Path) -> Path:
 
 def actor_config(model: Path, *, bf16: bool = False, overrides: tuple[str, ...] = ()):
     """The ppo_trainer.yaml of verl, composed with Hydra, for an FSDP2 actor on the tiny model."""
-    import verl.trainer.config
-    from hydra import compose, initialize_config_dir
-
     prefix = "actor_rollout_ref"
     settings = [
         f"{prefix}.model.path={model}",
@@ -158,6 +155,14 @@ def actor_config(model: Path, *, bf16: bool = False, overrides: tuple[str, ...] 
     ]
     if not bf16:
         settings.append(f"+{prefix}.actor.fsdp_config.mixed_precision={FP32}")
+    return trainer_config(tuple(settings))
+
+
+def trainer_config(overrides: tuple[str, ...] = ()):
+    """The ppo_trainer.yaml of verl, composed with Hydra, with these overrides."""
+    import verl.trainer.config
+    from hydra import compose, initialize_config_dir
+
     folder = str(Path(verl.trainer.config.__file__).parent)
     with initialize_config_dir(config_dir=folder, version_base=None):
-        return compose(config_name="ppo_trainer", overrides=settings)
+        return compose(config_name="ppo_trainer", overrides=list(overrides))

@@ -10,6 +10,7 @@ and a step's gradient is linear in the per-token loss weights.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -72,10 +73,16 @@ def samples(spec: Spec) -> list[dict[str, torch.Tensor]]:
     return out
 
 
-def rows(spec: Spec, padding: list[bool] | None = None, extra: list[dict] = ()) -> Rows:
+def rows(
+    spec: Spec,
+    padding: Sequence[bool] | None = None,
+    extra: Sequence[dict] = (),
+    ids: Sequence[str] | None = None,
+) -> Rows:
     """Lay the samples out padded, then retain and normalize them as the driver does.
 
     ``extra`` rows (V1's padding samples) follow the spec's rows; ``padding`` marks them.
+    ``ids`` are the rollout ids of every row, by default the spec's and one per extra row.
     """
     every = samples(spec) + list(extra)
     width_p = max(len(sample["prompts"]) for sample in every)
@@ -97,7 +104,8 @@ def rows(spec: Spec, padding: list[bool] | None = None, extra: list[dict] = ()) 
             "rolloutnorm.max_ppo_update_times": spec.max_ppo_update_times,
         }
     )
-    ids = list(spec.rollout_ids) + [f"pad{i}" for i in range(len(extra))]
+    if ids is None:
+        ids = list(spec.rollout_ids) + [f"pad{i}" for i in range(len(extra))]
     trained = retain_and_normalize(
         torch.ones(len(every), width_r), response_mask, ids, config=config, padding=padding
     )

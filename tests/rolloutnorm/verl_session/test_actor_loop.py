@@ -11,13 +11,17 @@ gradients (`mass_fit`): every fit has full column rank and a relative residual o
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections import Counter
 
 import actor_world
 import cpu_verl
 import loop_batches
 import mass_fit
 import pytest
+import ranks
 import torch
+import v1_padding
 
 from docpact import claim
 
@@ -30,7 +34,8 @@ SPEC = loop_batches.Spec(
     response_tokens=(3, 2, 4, 1, 5, 2, 3, 3, 4, 2, 1),
     ppo_mini_batch_size=4,
 )
-# rollout.n 2: mini-batches of 2 prompts times 2 samples; every rollout spans 2 or 3 rows.
+# rollout.n 2: mini-batches of 2 prompts times 2 samples. Every rollout spans 2 or 3 rows;
+# the floor trims 2 rows, so the 8 trained hold rollouts of 3, 2, 2 and 1 rows.
 SPEC_N = loop_batches.Spec(
     rollout_ids=("a", "a", "b", "b", "b", "c", "c", "d", "d", "d"),
     response_tokens=(2, 3, 1, 4, 2, 3, 3, 2, 1, 4),
@@ -39,9 +44,7 @@ SPEC_N = loop_batches.Spec(
     seed=1,
 )
 # Ten rows, which verl's V1 trainer pads with 2 synthetic rows to 12, a multiple of 4.
-SPEC_V1 = dataclasses.replace(
-    SPEC, rollout_ids=SPEC.rollout_ids[:10], response_tokens=SPEC.response_tokens[:10], seed=2
-)
+SPEC_V1 = v1_padding.SPEC
 # The rows each scenario trains, counted by hand: the floor keeps 8 of 11, the cap 4, and
 # V1's padding rows are no trained rows.
 TRAINED_ROWS = {"floor": 8, "rollout-n": 8, "cap": 4, "v1-padding": 10}
@@ -82,7 +85,7 @@ class _Worlds(dict):
         self.folder, self.tmp_path_factory = folder, tmp_path_factory
 
     def __missing__(self, size: int) -> dict:
-        self[size] = actor_world.run_world(
+        self[size] = ranks.run_world(
             size,
             self.tmp_path_factory.mktemp(f"world{size}"),
             list(WORLDS[size]),
@@ -107,7 +110,7 @@ def measured(model, runs):
     def measure(size: int, name: str, when: str = "before"):
         scenario = next(s for s in WORLDS[size] if s.name == name)
         batch = scenario.rows(size)
-        key = (scenario.spec, scenario.v1_padding)
+        key = (size, scenario.spec, scenario.v1_padding)  # V1 pads for the world's size
         if key not in bases:
             bases[key] = mass_fit.basis(batch, plain)
         steps = [step[when] for step in runs[size][name]["steps"]]
@@ -129,7 +132,7 @@ def _kept_rollouts(batch: loop_batches.Rows) -> set[str]:
     }
 
 
-@claim("real-loop-mass", session="verl", reviewed="aa0a36526687/3a1b53de955c")
+@claim("real-loop-mass", session="verl", reviewed="a063fa5f2cb9/079897e749b9")
 @pytest.mark.parametrize(
     ("size", "name"),
     [(1, "floor"), (2, "floor"), (2, "rollout-n"), (1, "v1-padding"), (2, "v1-padding")],
@@ -140,6 +143,8 @@ def test_every_kept_rollout_carries_one_over_the_trained_rows(measured, size, na
     masses = fit.rollout_masses(_rollouts(batch))
     kept = _kept_rollouts(batch)
     assert len(kept) >= 4
+    if name == "rollout-n":  # rollouts of several rows trained, one trimmed to a single row
+        assert sorted(Counter(_rollouts(batch)).values()) == [1, 2, 2, 3]
     for rollout in kept:
         assert masses[rollout] == pytest.approx(1 / TRAINED_ROWS[name], rel=1e-5), rollout
     # A rollout of several rows, trained in more than one step, carries it in parts.
@@ -149,7 +154,7 @@ def test_every_kept_rollout_carries_one_over_the_trained_rows(measured, size, na
     )
 
 
-@claim("real-loop-steps", session="verl", reviewed="dfc6e6560b0e/60b57e44148c")
+@claim("real-loop-steps", session="verl", reviewed="dfc6e6560b0e/58933d5e07e6")
 @pytest.mark.parametrize("size", sorted(WORLDS))
 def test_optimizer_steps_are_the_plans_update_units(runs, size) -> None:
     """Every update_actor call takes exactly plan.update_units optimizer steps."""
@@ -163,7 +168,7 @@ def test_optimizer_steps_are_the_plans_update_units(runs, size) -> None:
     }
 
 
-@claim("real-loop-epochs-and-cap", session="verl", reviewed="2f5ea34dca86/3be0ed9e46ca")
+@claim("real-loop-epochs-and-cap", session="verl", reviewed="2f5ea34dca86/475c9e54ba3b")
 def test_epochs_repeat_the_mass_and_the_cap_raises_it(measured) -> None:
     """ppo_epochs 2: each epoch's steps carry 1/8 per rollout again; capped at 1 update: 1/4."""
     batch, fit = measured(1, "epochs-2")
@@ -176,13 +181,29 @@ def test_epochs_repeat_the_mass_and_the_cap_raises_it(measured) -> None:
         assert fit.rollout_masses(_rollouts(batch))[rollout] == pytest.approx(1 / 4, rel=1e-5)
 
 
+LAYOUTS = ("floor", "micro-2", "micro-4", "dynamic")
+
+
 def _relative(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a - b).norm() / b.norm())
 
 
-@claim("real-loop-layout", session="verl", reviewed="ac26404242e3/610ecc56b9ea")
+@claim("real-loop-layout", session="verl", reviewed="953b301038ca/9fb9072f6107")
 def test_micro_batches_dynamic_bsz_and_ranks_give_the_same_gradient(runs, measured) -> None:
     """Micro-batches of 1, 2, 4 rows and dynamic bsz give equal steps; 2 ranks the same epoch."""
+    # The loss function's calls per step: each scenario ran the micro-batches it asked for.
+    micro = {name: [step["micro_batches"] for step in runs[1][name]["steps"]] for name in LAYOUTS}
+    assert {name: micro[name] for name in ("floor", "micro-2", "micro-4")} == {
+        "floor": [4, 4],
+        "micro-2": [2, 2],
+        "micro-4": [1, 1],
+    }
+    # Dynamic bsz packs by tokens, not by its micro-batch size of 1: fewer calls than micro 1,
+    # and at least the steps' tokens over the budget.
+    tokens = int(loop_batches.rows(SPEC).attention_mask.sum())
+    budget = actor_world.MAX_TOKEN_LEN
+    assert micro["dynamic"] != micro["floor"]
+    assert sum(micro["dynamic"]) >= math.ceil(tokens / budget)
     reference = [step["before"] for step in runs[1]["floor"]["steps"]]
     for name in ("micro-2", "micro-4", "dynamic"):
         steps = [step["before"] for step in runs[1][name]["steps"]]
@@ -194,22 +215,23 @@ def test_micro_batches_dynamic_bsz_and_ranks_give_the_same_gradient(runs, measur
     assert _relative(two, sum(reference)) <= 1e-5
 
 
-@claim("clip-grad-per-step", session="verl", reviewed="b5c668b03ed7/6d6ad65c44f2")
-def test_clip_grad_rescales_each_step_on_its_own(runs, measured) -> None:
+@claim("clip-grad-per-step", session="verl", reviewed="d4e5a39b874b/65243b04bd95")
+@pytest.mark.parametrize("size", sorted(WORLDS))
+def test_clip_grad_rescales_each_step_on_its_own(runs, measured, size) -> None:
     """clip_grad 1.0 scales each step by min(1, 1 / its norm): rollouts in other steps differ."""
-    assert runs[1]["floor"]["clip_grad"] == 1.0  # verl's default
-    steps = runs[1]["floor"]["steps"]
+    assert runs[size]["floor"]["clip_grad"] == 1.0  # verl's default
+    steps = runs[size]["floor"]["steps"]  # rank 0's, after the ranks' reduction
     for step in steps:
         scale = min(1.0, 1.0 / (step["norm"] + 1e-6))
         torch.testing.assert_close(step["after"], step["before"] * scale, rtol=1e-5, atol=1e-9)
     norms = [step["norm"] for step in steps]
     assert min(norms) < 1.0 < max(norms)  # one step clipped, the other not
-    batch, clipped = measured(1, "floor", "after")
+    batch, clipped = measured(size, "floor", "after")
     masses = [clipped.rollout_masses(_rollouts(batch))[r] for r in sorted(_kept_rollouts(batch))]
     assert max(masses) / min(masses) > 1.01
 
 
-@claim("kl-per-step", session="verl", reviewed="7936ed0db142/38fefceb4e68")
+@claim("kl-per-step", session="verl", reviewed="7936ed0db142/2a0f04b2aae1")
 def test_the_kl_term_weighs_kl_loss_coef_in_every_step(measured) -> None:
     """token-mean KL: every step carries kl_loss_coef, against its own share of the mass."""
     _, plain = measured(1, "floor")
@@ -222,7 +244,7 @@ def test_the_kl_term_weighs_kl_loss_coef_in_every_step(measured) -> None:
     assert max(ratios) / min(ratios) > 1.01
 
 
-@claim("bf16-masses", session="verl", reviewed="56fb497b94e9/fdbf6046cf98")
+@claim("bf16-masses", session="verl", reviewed="1e06a65f60ad/cc1c3232ef82")
 def test_bf16_parameters_move_the_steps_off_the_float32_ones(runs, model) -> None:
     """Verl's default bf16 parameters: steps off float32's by more than 0.1%, masses off 1/8."""
     float32 = [step["before"] for step in runs[1]["floor"]["steps"]]
@@ -230,10 +252,7 @@ def test_bf16_parameters_move_the_steps_off_the_float32_ones(runs, model) -> Non
     errors = [_relative(b, f) for b, f in zip(bf16, float32, strict=True)]
     assert 1e-3 < min(errors) <= max(errors) < 0.05
     batch = loop_batches.rows(SPEC)
-    weights, residuals = mass_fit.project(mass_fit.basis(batch, model[1]), bf16)
-    assert min(residuals) > 1e-5  # no fit: the step is no longer a sum of row gradients
-    row_masses = (weights.T * batch.trained.response_mask.sum(-1).double()).sum(0).tolist()
-    masses: dict[str, float] = {}
-    for rollout, mass in zip(_rollouts(batch), row_masses, strict=True):
-        masses[rollout] = masses.get(rollout, 0.0) + mass
-    assert max(abs(mass * 8 - 1) for mass in masses.values()) < 0.02
+    fit = mass_fit.fit(mass_fit.basis(batch, model[1]), batch, bf16, max_residual=None)
+    assert min(fit.residuals) > 1e-5  # no fit: the step is no longer a sum of row gradients
+    masses = fit.rollout_masses(_rollouts(batch)).values()
+    assert 1e-3 < max(abs(mass * 8 - 1) for mass in masses) < 0.02

@@ -3,23 +3,15 @@
 
 from __future__ import annotations
 
-import loop_batches
 import pytest
-import torch
 import v1_padding
 
-from rolloutnorm import load_config, retain_and_normalize
-
-# Ten rows of six rollouts; mini-batches of 4 rows on 2 ranks: V1 pads to 12.
-SPEC = loop_batches.Spec(
-    rollout_ids=("A", "A", "A", "B", "B", "C", "D", "D", "E", "F"),
-    response_tokens=(3, 2, 4, 1, 5, 2, 3, 3, 4, 2),
-    ppo_mini_batch_size=4,
-)
+SPEC = v1_padding.SPEC
 
 
 def test_v1_pads_to_a_multiple_of_the_ranks_and_the_mini_batch_with_rows_without_tokens():
     """Two synthetic rows, tagged is_padding, with one response token that the mask leaves out."""
+    assert [v1_padding.required_multiple(SPEC, size) for size in (1, 2, 8)] == [4, 4, 8]
     padded, extra = v1_padding.pad(SPEC, dp_size=2)
     assert (len(padded), len(extra)) == (12, 2)
     assert [bool(tag.get("is_padding")) for tag in padded.tags] == [False] * 10 + [True] * 2
@@ -37,20 +29,7 @@ def test_the_rollout_id_of_a_v1_row_is_its_key_without_the_turn():
 
 
 def _v1_batch(count_padding: bool):
-    padded, extra = v1_padding.pad(SPEC, dp_size=2)
-    rows = loop_batches.samples(SPEC) + extra
-    mask = torch.zeros(len(rows), 5)
-    for row, sample in enumerate(rows):
-        mask[row, : len(sample["response_mask"])] = sample["response_mask"]
-    flags = [bool(tag.get("is_padding", False)) for tag in padded.tags]
-    config = load_config(overrides={"actor_rollout_ref.actor.ppo_mini_batch_size": 4})
-    return retain_and_normalize(
-        torch.ones(len(rows), 5),
-        mask,
-        [v1_padding.rollout_id(key) for key in padded.keys],
-        config=config,
-        padding=None if count_padding else flags,
-    )
+    return v1_padding.padded_rows(SPEC, dp_size=2, mark_padding=not count_padding).trained
 
 
 def test_with_the_padding_marked_its_rows_are_kept_with_mass_0_and_not_counted():

@@ -1,40 +1,35 @@
 # SPDX-License-Identifier: MIT
 """verl 0.9.1's V1 trainer padding, run on a batch: its own functions, a stand-in store.
 
-The V1 trainer keeps the rows in TransferQueue and holds only their keys and tags. Before the
-advantages, ``_balance_batch`` asks ``_get_required_batch_multiple`` for the least common
-multiple of the data-parallel size and the mini-batch rows (read from verl's source: its
-module does not import without TransferQueue), and ``upsample_batch_to_divisible_size``
-appends synthetic rows up to it. That function runs here as verl wrote it; TransferQueue,
-which the ``verl`` extra does not install, is replaced by a dictionary with its two calls,
-and its ``KVBatchMeta`` by a dataclass with the same fields.
+The V1 trainer keeps the rows in TransferQueue and holds only their keys and tags (a
+``KVBatchMeta``). Before the advantages, ``_balance_batch`` asks the trainer's own
+``_get_required_batch_multiple`` for the least common multiple of the data-parallel size and
+the mini-batch rows, and ``upsample_batch_to_divisible_size`` appends synthetic rows up to
+it. Both run here as verl wrote them, on TransferQueue's real ``KVBatchMeta``; the running
+TransferQueue store is replaced by a dictionary with the two calls the padding makes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import math
+import types
+import warnings
 
+import cpu_verl
 import loop_batches
 import torch
+from transfer_queue import KVBatchMeta
 from verl.trainer.ppo import padding_utils
+from verl.trainer.ppo.utils import need_critic
 
 EOS = 2
-
-
-@dataclasses.dataclass
-class KVBatchMeta:
-    """The fields of TransferQueue's KVBatchMeta that the padding reads and writes."""
-
-    keys: list[str]
-    tags: list[dict]
-    partition_id: str
-    fields: list[str] | None = None
-    extra_info: dict = dataclasses.field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.keys)
+# Ten rows of six rollouts; mini-batches of 4 rows: V1 pads to 12 on 1 rank and on 2.
+SPEC = loop_batches.Spec(
+    rollout_ids=("A", "A", "A", "B", "B", "C", "D", "D", "E", "F"),
+    response_tokens=(3, 2, 4, 1, 5, 2, 3, 3, 4, 2),
+    ppo_mini_batch_size=4,
+    seed=2,
+)
 
 
 class Store:
@@ -61,9 +56,29 @@ def _item(fields, name: str, row: int):
     return fields[row][name]
 
 
-def required_multiple(dp_size: int, ppo_mini_batch_size: int, rollout_n: int) -> int:
-    """What V1's ``_get_required_batch_multiple`` returns for an actor without a critic."""
-    return math.lcm(dp_size, ppo_mini_batch_size * rollout_n)
+def required_multiple(spec: loop_batches.Spec, dp_size: int) -> int:
+    """V1's own ``_get_required_batch_multiple`` at the first step, for GRPO without a critic.
+
+    The method reads only the trainer's ``use_critic`` (verl's ``need_critic`` of the config,
+    as the trainer sets it), its config and ``global_steps`` (1 in the first step); it is
+    called on an object holding those three.
+    """
+    config = cpu_verl.trainer_config(
+        (
+            "algorithm.adv_estimator=grpo",
+            f"actor_rollout_ref.actor.ppo_mini_batch_size={spec.ppo_mini_batch_size}",
+            f"actor_rollout_ref.rollout.n={spec.rollout_n}",
+        )
+    )
+    with warnings.catch_warnings():
+        # Ray warns of its state API, which V1's modules import; need_critic warns that GRPO
+        # disables the critic.
+        warnings.simplefilter("ignore")
+        from verl.trainer.ppo.v1.trainer_base import PPOTrainer
+
+        use_critic = need_critic(config)
+    trainer = types.SimpleNamespace(use_critic=use_critic, config=config, global_steps=1)
+    return PPOTrainer._get_required_batch_multiple(trainer, dp_size)
 
 
 def row_key(rollout_id: str, turn: int) -> str:
@@ -78,12 +93,12 @@ def rollout_id(key: str) -> str:
 
 @contextlib.contextmanager
 def _stand_in(store: Store):
-    saved = padding_utils.tq, padding_utils.KVBatchMeta
-    padding_utils.tq, padding_utils.KVBatchMeta = store, KVBatchMeta
+    saved = padding_utils.tq
+    padding_utils.tq = store
     try:
         yield
     finally:
-        padding_utils.tq, padding_utils.KVBatchMeta = saved
+        padding_utils.tq = saved
 
 
 def pad(spec: loop_batches.Spec, dp_size: int) -> tuple[KVBatchMeta, list[dict]]:
@@ -99,14 +114,21 @@ def pad(spec: loop_batches.Spec, dp_size: int) -> tuple[KVBatchMeta, list[dict]]
         store.samples[key] = {**sample, "input_ids": sequence}
     tags = [{"seq_len": len(store.samples[key]["input_ids"])} for key in keys]
     batch = KVBatchMeta(keys=keys, tags=tags, partition_id="train")
-    multiple = required_multiple(dp_size, spec.ppo_mini_batch_size, spec.rollout_n)
+    multiple = required_multiple(spec, dp_size)
     with _stand_in(store):
         padded = padding_utils.upsample_batch_to_divisible_size(batch, multiple, EOS)
     return padded, [store.samples[key] for key in padded.keys[len(keys) :]]
 
 
-def padded_rows(spec: loop_batches.Spec, dp_size: int) -> loop_batches.Rows:
-    """The batch V1 would train: the spec's rows and V1's padding, normalized around it."""
+def padded_rows(
+    spec: loop_batches.Spec, dp_size: int, *, mark_padding: bool = True
+) -> loop_batches.Rows:
+    """The batch V1 would train: the spec's rows and V1's padding, normalized around it.
+
+    The rollout ids are the rows' keys without the turn; ``mark_padding`` False passes no
+    padding mask, so that V1's synthetic rows count as trained rows.
+    """
     padded, extra = pad(spec, dp_size)
     flags = [bool(tag.get("is_padding", False)) for tag in padded.tags]
-    return loop_batches.rows(spec, padding=flags, extra=extra)
+    ids = [rollout_id(key) for key in padded.keys]
+    return loop_batches.rows(spec, padding=flags if mark_padding else None, extra=extra, ids=ids)
