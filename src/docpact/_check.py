@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import threading
 from typing import TYPE_CHECKING
 
 from griffe import GriffeLoader, LoadingError, load_extensions
@@ -36,17 +37,32 @@ def _drop_while_quiet(record: logging.LogRecord) -> bool:
     return not _QUIET.get()
 
 
+# How many checks run now, nested or in other threads: the filter stays while any does.
+_FILTERING = {"checks": 0}
+_FILTERING_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def _griffe_filtered() -> Iterator[None]:
-    """Let `_QUIET` drop griffe's records for as long as a check runs, and no longer."""
+    """Let `_QUIET` drop griffe's records for as long as a check runs, and no longer.
+
+    Re-entrant: the filter is added by the first check that starts and removed by the last
+    that ends, so a nested or concurrent check leaves it in place for the others.
+    """
     loggers = [logging.getLogger(name) for name in _GRIFFE_LOGGERS]
-    for logger in loggers:
-        logger.addFilter(_drop_while_quiet)
+    with _FILTERING_LOCK:
+        _FILTERING["checks"] += 1
+        if _FILTERING["checks"] == 1:
+            for logger in loggers:
+                logger.addFilter(_drop_while_quiet)
     try:
         yield
     finally:
-        for logger in loggers:
-            logger.removeFilter(_drop_while_quiet)
+        with _FILTERING_LOCK:
+            _FILTERING["checks"] -= 1
+            if not _FILTERING["checks"]:
+                for logger in loggers:
+                    logger.removeFilter(_drop_while_quiet)
 
 
 def check_project(config: Config) -> list[Finding]:

@@ -651,3 +651,14 @@ def test_griffes_logging_is_quiet_during_a_check_only(
         assert not griffe_logger.disabled
         griffe_logger.warning("outside a check")
     assert [record.getMessage() for record in caplog.records] == ["outside a check"]
+
+
+def test_a_nested_check_leaves_griffes_filter_to_the_check_around_it(project: Path) -> None:
+    """The filter stays while any check runs: a nested one does not remove it, the last does."""
+    from docpact._check import _drop_while_quiet, _griffe_filtered
+
+    loggers = [logging.getLogger(name) for name in ("griffe", "mkdocs.plugins.griffe")]
+    with _griffe_filtered():
+        check_project(load_config(project / PYPROJECT))
+        assert all(_drop_while_quiet in logger.filters for logger in loggers)
+    assert not any(_drop_while_quiet in logger.filters for logger in loggers)
