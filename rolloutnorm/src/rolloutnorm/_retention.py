@@ -407,7 +407,8 @@ def plan_retention(
     Examples:
         Two real rows and two padding rows make one mini-batch of four:
 
-        >>> plan = plan_retention(4, mini_batch_size=4, padding=[False, False, True, True])
+        >>> padding = [False, False, True, True]
+        >>> plan = plan_retention(4, mini_batch_size=4, padding=padding)
         >>> plan.num_trained_rows, plan.update_units, plan.padding_indices
         (2, 1, (2, 3))
         >>> print(plan)
