@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Sessions for contributors and CI: tests, docs, site, serve, lint, drift, bench, verl, mutate.
+"""The sessions: tests, docs, site, serve, lint, drift, bench, verl, mutate and fuzz.
 
 The repository holds two distributions: docpact at the root and rolloutnorm in
 ``rolloutnorm/``. Each session's environment holds what it needs and no more:
