@@ -21,7 +21,7 @@ from docpact._model.findings import cannot_read
 from docpact._model.rules import Kind, Rule
 from docpact._readers.data import differences
 from docpact._readers.markdown.directives import CONFIG_DEFAULTS as DIRECTIVE
-from docpact._readers.markdown.directives import block_after
+from docpact._readers.markdown.directives import PREFIX, block_after
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONFIG_DEFAULTS", "ConfigDefaultsContract"]
 
-_COMMENT = re.compile(rf"<!--\s*docpact:\s*{re.escape(DIRECTIVE)}\s+(?P<file>\S+)\s*-->")
+_COMMENT = re.compile(rf"{PREFIX}{re.escape(DIRECTIVE)}\s+(?P<file>\S+)\s*-->")
 
 
 @dataclass(frozen=True, kw_only=True)

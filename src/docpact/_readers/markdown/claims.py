@@ -23,7 +23,13 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from docpact._readers.markdown.directives import ANY_DIRECTIVE, DIRECTIVES, MARKERS, unknown
+from docpact._readers.markdown.directives import (
+    ANY_DIRECTIVE,
+    DIRECTIVES,
+    MARKERS,
+    PREFIX,
+    unknown,
+)
 from docpact._readers.markdown.prose import (
     BLOCK_START,
     INLINE,
@@ -47,9 +53,9 @@ CLAIM_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 """A valid claim ID: lowercase letters and digits in words joined by single hyphens."""
 
 _MARKER_NAMES = "|".join(map(re.escape, MARKERS))
-_DIRECTIVE = re.compile(rf"<!--\s*docpact:\s*(?P<directive>{_MARKER_NAMES})(?![\w-])")
+_DIRECTIVE = re.compile(rf"{PREFIX}(?P<directive>{_MARKER_NAMES})(?![\w-])")
 _MARKER = re.compile(
-    rf"(?P<indent>[ \t]*)<!--\s*docpact:\s*(?P<directive>{_MARKER_NAMES})"
+    rf"(?P<indent>[ \t]*){PREFIX}(?P<directive>{_MARKER_NAMES})"
     r"(?P<arguments>(?:(?!-->).)*)-->[ \t]*"
 )
 _HASH_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")

@@ -13,7 +13,15 @@ import re
 
 from docpact._readers.markdown.prose import FENCE
 
-__all__ = ["ANY_DIRECTIVE", "CONFIG_DEFAULTS", "DIRECTIVES", "MARKERS", "block_after", "unknown"]
+__all__ = [
+    "ANY_DIRECTIVE",
+    "CONFIG_DEFAULTS",
+    "DIRECTIVES",
+    "MARKERS",
+    "PREFIX",
+    "block_after",
+    "unknown",
+]
 
 MARKERS = ("claim", "not-a-claim")
 """The directives that mark the block after them as a claim, or as prose that claims nothing."""
@@ -24,7 +32,10 @@ CONFIG_DEFAULTS = "config-defaults"
 DIRECTIVES = frozenset({*MARKERS, CONFIG_DEFAULTS})
 """Every directive docpact reads."""
 
-ANY_DIRECTIVE = re.compile(r"<!--\s*docpact:\s*(?P<directive>[^\s>]*)")
+PREFIX = r"<!--\s*docpact:\s*"
+"""The pattern of a `docpact:` comment's start, up to its directive; every reader uses it."""
+
+ANY_DIRECTIVE = re.compile(rf"{PREFIX}(?P<directive>[^\s>]*)")
 """The start of any `docpact:` comment, with the directive it names."""
 
 _YAML_INFO = re.compile(r"[ \t]*ya?ml(?:[ \t].*)?")
