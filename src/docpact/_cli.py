@@ -26,8 +26,12 @@ __all__ = ["get_parser", "main"]
 logger = logging.getLogger("docpact")
 
 
-def get_parser() -> argparse.ArgumentParser:
+def get_parser(*, registered: bool = False) -> argparse.ArgumentParser:
     """Build the command line parser.
+
+    Args:
+        registered: Add the commands of the kinds other distributions register too, which
+            reads their entry points (`all_kinds`) and raises `DocpactError` for a broken one.
 
     Returns:
         The parser for `docpact`.
@@ -99,7 +103,7 @@ def get_parser() -> argparse.ArgumentParser:
     )
     # What each command runs, and whether the project must declare contracts for it.
     parser.runs = {"check": (_check, True), "coverage": (_coverage, False)}
-    for kind in KINDS.values():
+    for kind in (all_kinds() if registered else KINDS).values():
         for add_command in kind.commands:
             before = set(commands.choices)
             run = add_command(commands, kind)
@@ -174,8 +178,16 @@ def main(args: Sequence[str] | None = None) -> int:
         The exit status: 0 clean, 1 findings, 2 configuration error (or a griffe too old
         to run the checks). Usage errors exit with status 2 through `SystemExit`.
     """
+    argv = list(sys.argv[1:] if args is None else args)
     parser = get_parser()
-    options = parser.parse_args(args)
+    if _wants_registered(argv, parser.runs):
+        try:
+            parser = get_parser(registered=True)
+        except DocpactError as error:
+            with _console():
+                logger.error(error)
+            return 2
+    options = parser.parse_args(argv)
     run, contracts = parser.runs[options.command]
     with _console():
         try:
@@ -184,6 +196,17 @@ def main(args: Sequence[str] | None = None) -> int:
         except DocpactError as error:
             logger.error(error)
             return 2
+
+
+def _wants_registered(argv: list[str], runs: dict[str, object]) -> bool:
+    """Whether `argv` names a command none of docpact's own kinds adds, or asks the top help.
+
+    Only then are the registered kinds read, for their commands.
+    """
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    if command is None:
+        return "-h" in argv or "--help" in argv
+    return command not in runs
 
 
 def _check(options: argparse.Namespace, config: Config) -> int:

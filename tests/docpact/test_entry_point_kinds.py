@@ -46,6 +46,17 @@ def no_todo(subject):
                 yield page, number, f"{page} still says TODO"
 
 
+def add_todos(commands, kind):
+    todos = commands.add_parser("todos", help="count the pages of the todo contracts")
+    todos.add_argument("--pyproject")
+
+    def run(options, config):
+        print(sum(len(c.pages) for c in config.contracts if c.kind == kind.name))
+        return 0
+
+    return run
+
+
 TODO = Kind(
     name="todo",
     summary="no listed page says TODO",
@@ -54,6 +65,7 @@ TODO = Kind(
     noun="page",
     rules=(Rule("XT001", "no listed page says TODO", "the line", no_todo),),
     parse=parse,
+    commands=(add_todos,),
 )
 CLASH = Kind(
     name="clash",
@@ -296,3 +308,27 @@ def test_a_broken_registered_kind_fails_the_strict_build_in_one_line(
         "error: docpact kind entry point todo (no_such_module:TODO) of distribution "
         "broken-kind cannot be imported: ModuleNotFoundError: No module named 'no_such_module'"
     ), result.stdout
+
+
+def test_a_registered_kind_adds_its_command(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A registered kind's `commands` run as docpact's do, and the top help lists them."""
+    _install(site, "todo-kind", "todo = todo_kind:TODO\n")
+    assert main(["todos", "--pyproject", str(_project(tmp_path))]) == 0
+    assert capsys.readouterr() == ("1\n", "")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    assert "todos" in capsys.readouterr().out
+
+
+def test_a_command_not_docpacts_own_with_a_broken_kind_exits_2(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command none of docpact's kinds adds reads the entry points: a broken one is exit 2."""
+    _install(site, "broken-kind", "todo = no_such_module:TODO\n")
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.docpact]\n", encoding="utf-8")
+    assert main(["todos", "--pyproject", str(pyproject)]) == 2
+    assert capsys.readouterr().err.startswith("error: docpact kind entry point todo")
