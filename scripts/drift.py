@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -79,6 +80,12 @@ def get_parser() -> argparse.ArgumentParser:
     parser.add_argument("--catalogue", type=Path, default=CATALOGUE, help="the TOML catalogue")
     parser.add_argument(
         "--update-docs", action="store_true", help="write the kill count into docs/verification.md"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="copies checked at once, each in its own tree (default: the CPU count)",
     )
     return parser
 
@@ -264,36 +271,46 @@ def run(args: argparse.Namespace) -> int:
         DriftError: If the catalogue is malformed, an edit does not apply, or the
             repository cannot be copied.
     """
+    if args.jobs < 1:
+        msg = f"--jobs must be 1 or more, got {args.jobs}"
+        raise DriftError(msg)
     drifts = load_catalogue(args.catalogue)
     if any("verl" in drift.expect for drift in drifts) and not VERL_PYTHON.exists():
         msg = f"the verl check runs with {VERL_PYTHON}, which is missing: run nox -s verl first"
         raise DriftError(msg)
-    rows, ok = [], True
     with tempfile.TemporaryDirectory(prefix="rolloutnorm-drift-") as scratch:
         pristine = Path(scratch) / "pristine"
         copy_repository(pristine)
         wanted = tuple(name for name in ON_REQUEST if any(name in d.expect for d in drifts))
-        clean_failures, _, seconds = run_checks(pristine, wanted)
-        ok &= not clean_failures
-        rows.append(("(no drift)", "-", ", ".join(clean_failures) or "nothing (clean)", seconds))
-        details = [f"(no drift) {check}: {line}" for check, line in clean_failures.items()]
-        killed = 0
+        trees = []
         for index, drift in enumerate(drifts):
             tree = Path(scratch) / f"drift-{index}"
             shutil.copytree(pristine, tree)
             apply(drift, tree)
-            requested = tuple(name for name in ON_REQUEST if name in drift.expect)
-            caught, claims, seconds = run_checks(tree, requested)
-            missed = [check for check in drift.expect if check not in caught]
-            missed += [f"property of {claim}" for claim in drift.properties if claim not in claims]
-            ok &= bool(caught) and not missed
-            killed += bool(caught)
-            verdict = ", ".join(caught) or "NOTHING"
-            if missed:
-                verdict += f"  (MISSED by expected {', '.join(missed)})"
-            rows.append((drift.name, ", ".join(drift.expect), verdict, seconds))
-            details += [f"{drift.name} / {check}: {line}" for check, line in caught.items()]
-            shutil.rmtree(tree)
+            trees.append(tree)
+        # Each copy is checked in its own tree and its own processes, so copies run at once.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            clean = pool.submit(run_checks, pristine, wanted)
+            runs = [
+                pool.submit(run_checks, tree, tuple(n for n in ON_REQUEST if n in drift.expect))
+                for drift, tree in zip(drifts, trees, strict=True)
+            ]
+            clean_failures, _, seconds = clean.result()
+            results = [run.result() for run in runs]
+    ok = not clean_failures
+    rows = [("(no drift)", "-", ", ".join(clean_failures) or "nothing (clean)", seconds)]
+    details = [f"(no drift) {check}: {line}" for check, line in clean_failures.items()]
+    killed = 0
+    for drift, (caught, claims, seconds) in zip(drifts, results, strict=True):
+        missed = [check for check in drift.expect if check not in caught]
+        missed += [f"property of {claim}" for claim in drift.properties if claim not in claims]
+        ok &= bool(caught) and not missed
+        killed += bool(caught)
+        verdict = ", ".join(caught) or "NOTHING"
+        if missed:
+            verdict += f"  (MISSED by expected {', '.join(missed)})"
+        rows.append((drift.name, ", ".join(drift.expect), verdict, seconds))
+        details += [f"{drift.name} / {check}: {line}" for check, line in caught.items()]
     print_table(rows)
     print("\nWhat each check reported first:")
     print("\n".join(f"  {line}" for line in details))

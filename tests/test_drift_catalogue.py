@@ -69,3 +69,9 @@ def test_malformed_catalogue_is_a_usage_error(tmp_path, capsys):
     )
     assert drift.main(["--catalogue", str(bad)]) == 2
     assert capsys.readouterr().err.startswith("drift: error: ")
+
+
+def test_no_jobs_is_a_usage_error(capsys):
+    """`--jobs 0` exits 2 naming the option, before any copy is made."""
+    assert drift.main(["--jobs", "0"]) == 2
+    assert capsys.readouterr().err == "drift: error: --jobs must be 1 or more, got 0\n"
