@@ -25,6 +25,8 @@ __all__ = [
 ]
 
 MASK = "response_mask"
+"""The one tensor of a batch that may be bool or integer: it holds only 0 and 1."""
+
 # The dtypes a mask may have: those torch counts and compares on every device (no uint16/32/64,
 # no float8, no complex).
 MASK_DTYPES = frozenset(
@@ -41,7 +43,6 @@ MASK_DTYPES = frozenset(
         torch.float64,
     }
 )
-"""The one tensor of a batch that may be bool or integer: it holds only 0 and 1."""
 
 # Where the high int32 half of an int64 sits in memory.
 _HIGH_HALF = 1 if sys.byteorder == "little" else 0
