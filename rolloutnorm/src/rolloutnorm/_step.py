@@ -173,11 +173,7 @@ def retain_and_normalize(
             + (f" and {padding} padding, kept only with rows to train" if padding else "")
         )
         raise RolloutNormError(msg)
-    if plan.padding_indices:
-        normalized = _normalize_around_padding(advantages, response_mask, ids, plan)
-        kept = torch.tensor(plan.kept_indices, dtype=torch.int64, device=advantages.device)
-        kept_mask = response_mask[kept]
-    elif plan.num_trained_rows == plan.num_rows:
+    if plan.num_trained_rows == plan.num_rows:
         # Every row kept: the division reads the advantages as given, since a gathered copy
         # would be a second tensor of the batch's size (128 MiB at 65,536 x 256 float64),
         # written then read once. Both outputs keep the row-major layout a gather gives.
@@ -189,9 +185,12 @@ def retain_and_normalize(
         # encode_batch made sure the mask is on the device of the advantages.
         kept = torch.tensor(plan.kept_indices, dtype=torch.int64, device=advantages.device)
         kept_mask = response_mask[kept]
-        normalized = normalize_advantages_by_rollout(
-            advantages[kept], kept_mask, ids.take(kept), num_trained_rows=plan.num_trained_rows
-        )
+        if plan.padding_indices:
+            normalized = _normalize_around_padding(advantages, kept, kept_mask, ids, plan)
+        else:
+            normalized = normalize_advantages_by_rollout(
+                advantages[kept], kept_mask, ids.take(kept), num_trained_rows=plan.num_trained_rows
+            )
     return TrainedBatch(plan, normalized, kept_mask, _take(rollout_ids, plan.kept_indices))
 
 
@@ -199,9 +198,10 @@ def _check_empty_padding(response_mask: torch.Tensor, rows: tuple[int, ...]) -> 
     """Raise unless the padding rows hold no response token."""
     if not rows:
         return
-    index = torch.tensor(sorted(rows), dtype=torch.int64, device=response_mask.device)
+    rows = tuple(sorted(rows))
+    index = torch.tensor(rows, dtype=torch.int64, device=response_mask.device)
     tokens = (response_mask.index_select(0, index) != 0).sum(-1).tolist()
-    full = [(row, count) for row, count in zip(sorted(rows), tokens, strict=True) if count]
+    full = [(row, count) for row, count in zip(rows, tokens, strict=True) if count]
     if full:
         row, count = full[0]
         msg = (
@@ -218,20 +218,21 @@ def _real_positions(plan: RetentionPlan) -> tuple[int, ...]:
 
 
 def _normalize_around_padding(
-    advantages: torch.Tensor, response_mask: torch.Tensor, ids: IdCodes, plan: RetentionPlan
+    advantages: torch.Tensor,
+    kept: torch.Tensor,
+    kept_mask: torch.Tensor,
+    ids: IdCodes,
+    plan: RetentionPlan,
 ) -> torch.Tensor:
-    """The kept rows' normalized advantages, the padding rows' left at 0."""
-    positions = _real_positions(plan)
-    device = advantages.device
-    real = torch.tensor([plan.kept_indices[at] for at in positions], device=device)
+    """The kept rows' normalized advantages, the padding rows' left at 0.
+
+    ``kept`` holds the kept rows' indices and ``kept_mask`` their mask, as the caller gathered.
+    """
+    at = torch.tensor(_real_positions(plan), dtype=torch.int64, device=kept.device)
+    real = kept[at]
     normalized = advantages.new_zeros((len(plan.kept_indices), advantages.shape[1]))
-    normalized[torch.tensor(positions, dtype=torch.int64, device=device)] = (
-        normalize_advantages_by_rollout(
-            advantages[real],
-            response_mask[real],
-            ids.take(real),
-            num_trained_rows=plan.num_trained_rows,
-        )
+    normalized[at] = normalize_advantages_by_rollout(
+        advantages[real], kept_mask[at], ids.take(real), num_trained_rows=plan.num_trained_rows
     )
     return normalized
 
