@@ -188,6 +188,8 @@ MASK_DTYPES = [
     "grad",
     "complex",
 ]
+# The mask dtypes that numpy takes by their names; each makes a valid mask.
+PLAIN_DTYPES = {"bool", "uint8", "int64", "float32", "float64"}
 
 
 def _tensors(draw: st.DrawFn, batch: list[dict], suffix: str) -> tuple[bytes, bool]:
@@ -199,7 +201,7 @@ def _tensors(draw: st.DrawFn, batch: list[dict], suffix: str) -> tuple[bytes, bo
         for r, i in zip(batch, ids, strict=True):
             r["rollout_id"] = i
     dtype = draw(st.sampled_from(MASK_DTYPES))
-    valid = dtype in {"bool", "uint8", "int64", "float32", "float64", ">f4", "grad"}
+    valid = dtype in {*PLAIN_DTYPES, ">f4", "grad"}
     buffer = io.BytesIO()
     if suffix == ".pt":
         base = {
@@ -231,12 +233,7 @@ def _tensors(draw: st.DrawFn, batch: list[dict], suffix: str) -> tuple[bytes, bo
             ">f4": ">f4",
             "complex": np.complex64,
         }
-        array = mask.astype(
-            npd.get(
-                dtype,
-                dtype if dtype in {"bool", "uint8", "int64", "float32", "float64"} else np.float32,
-            )
-        )
+        array = mask.astype(npd.get(dtype, dtype if dtype in PLAIN_DTYPES else np.float32))
         data = {
             "response_mask": array,
             "rollout_ids": np.array(ids, dtype=">i8" if dtype == ">f4" else np.int64),
@@ -365,7 +362,6 @@ def _right(case: Case, result: Result) -> bool:
     lines = result.stdout.splitlines()
     if case.output == "markdown":
         start = lines.index("| --- | ---: | ---: | ---: | ---: | ---: |") + 1
-        end = lines.index("", start)
-        return end - start == len(expected) + 1
-    start = next(n for n, line in enumerate(lines) if line.startswith("rollout")) + 1
+    else:
+        start = next(n for n, line in enumerate(lines) if line.startswith("rollout")) + 1
     return lines.index("", start) - start == len(expected) + 1
