@@ -55,16 +55,14 @@ def inline_code_names(text: str) -> set[str]:
     Returns:
         The names found.
     """
-    prose = "\n".join(prose_lines(text.splitlines()))
-    spans = (match["code"] for match in INLINE.finditer(prose) if match["code"])
-    return {name for span in spans for name in _NAME.findall(span)}
+    return {name for span in inline_code_spans(text) for name in _NAME.findall(span)}
 
 
 def inline_code_spans(text: str) -> set[str]:
     """Collect the text of each inline code span, as a reader sees it.
 
-    The same spans as `inline_code_names` reads, each whole: `` `config-defaults` `` is one
-    span, where it names two Python names.
+    The spans `inline_code_names` reads, each whole: `` `config-defaults` `` is one span,
+    where it names two Python names.
 
     Args:
         text: Markdown, or a docstring written in Markdown or reStructuredText.
