@@ -16,11 +16,11 @@ from docpact._readers.markdown.prose import inline_code_names
 from docpact._readers.markdown.sections import Section, sections
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     from docpact._model.rules import Subject
 
-__all__ = ["DOCS_EXIST", "DOCS_NAME", "docs_pages", "docs_sections"]
+__all__ = ["DOCS_EXIST", "DOCS_NAME", "docs_pages", "docs_sections", "unnamed_in_sections"]
 
 
 def _pages(subject: Subject) -> dict[str, str | OSError | UnicodeDecodeError]:
@@ -74,18 +74,36 @@ def _missing_sections(subject: Subject) -> Iterator[tuple[str, int, str]]:
         yield pyproject, contract.line, message
 
 
-def _unnamed_in_sections(subject: Subject) -> Iterator[tuple[str, int, str]]:
+def unnamed_in_sections(
+    subject: Subject, names: Iterable[str], read: Callable[[str], set[str]]
+) -> Iterator[tuple[str, int, str]]:
+    """A finding for each name a listed docs section does not give as inline code.
+
+    Args:
+        subject: The contract.
+        names: The names each section must give.
+        read: What a section gives: its names (`inline_code_names`) or its spans.
+
+    Yields:
+        Each finding's page as listed, line and message; a missing section is DP005's.
+    """
     for ref, section in docs_sections(subject).items():
         if section is None:
             continue
         page, _, anchor = ref.partition("#")
-        named = inline_code_names(section.text)
-        for name in subject.contract.identifiers:
+        named = read(section.text)
+        for name in names:
             if name not in named:
                 message = (
                     f"section #{anchor} does not name {subject.kind.noun} `{name}` as inline code"
                 )
-                yield Path(page).as_posix(), section.line, message
+                yield page, section.line, message
+
+
+def _unnamed_in_sections(subject: Subject) -> Iterator[tuple[str, int, str]]:
+    found = unnamed_in_sections(subject, subject.contract.identifiers, inline_code_names)
+    for page, line, message in found:
+        yield Path(page).as_posix(), line, message
 
 
 DOCS_EXIST = Rule(

@@ -11,13 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from docpact._kinds.docs import DOCS_EXIST, docs_sections
-from docpact._kinds.objects import OBJECT, ObjectContract, obj, usable
+from docpact._kinds.docs import DOCS_EXIST, unnamed_in_sections
+from docpact._kinds.objects import OBJECT, ObjectContract, unnamed_in_docstring, usable
 from docpact._model import keys
-from docpact._model.findings import relative
 from docpact._model.rules import Kind, Rule
 from docpact._readers.markdown.prose import inline_code_spans
-from docpact._readers.python.sources import filepath
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -44,32 +42,8 @@ def _parse(entry: dict[str, Any], key: str) -> KindsContract:
 
 def _names_every_kind(subject: Subject) -> Iterator[tuple[str, int, str]]:
     names = sorted(subject.kinds())
-    found = obj(subject)
-    spans = inline_code_spans(found.docstring.value)
-    path = relative(filepath(found), subject.config.root)
-    line = found.docstring.lineno or found.lineno or 1
-    for name in names:
-        if name not in spans:
-            yield (
-                path,
-                line,
-                (
-                    f"docstring of {subject.contract.object} does not name kind `{name}` as "
-                    "inline code"
-                ),
-            )
-    for ref, section in docs_sections(subject).items():
-        if section is None:
-            continue  # DP005's finding
-        page, _, anchor = ref.partition("#")
-        spans = inline_code_spans(section.text)
-        for name in names:
-            if name not in spans:
-                yield (
-                    page,
-                    section.line,
-                    f"section #{anchor} does not name kind `{name}` as inline code",
-                )
+    yield from unnamed_in_docstring(subject, names, inline_code_spans)
+    yield from unnamed_in_sections(subject, names, inline_code_spans)
 
 
 NAMES_EVERY_KIND = Rule(

@@ -19,7 +19,7 @@ from docpact._readers.markdown.prose import inline_code_names
 from docpact._readers.python.sources import filepath, function_node, lookup, missing_object
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     from docpact._model.config import Config
     from docpact._model.rules import Subject
@@ -31,6 +31,7 @@ __all__ = [
     "node",
     "obj",
     "unloadable",
+    "unnamed_in_docstring",
     "usable",
 ]
 
@@ -128,16 +129,32 @@ def _object(subject: Subject) -> Iterator[tuple[str, int, str]]:
         yield path, line, f"{contract.object} has no source that docpact can read"
 
 
-def _docstring_names(subject: Subject) -> Iterator[tuple[str, int, str]]:
+def unnamed_in_docstring(
+    subject: Subject, names: Iterable[str], read: Callable[[str], set[str]]
+) -> Iterator[tuple[str, int, str]]:
+    """A finding for each name the object's docstring does not give as inline code.
+
+    Args:
+        subject: The contract, whose object `usable` accepts.
+        names: The names the docstring must give.
+        read: What the docstring gives: its names (`inline_code_names`) or its spans.
+
+    Yields:
+        Each finding's path, line and message.
+    """
     contract, found = subject.contract, obj(subject)
-    named = inline_code_names(found.docstring.value)
+    named = read(found.docstring.value)
     path = relative(filepath(found), subject.config.root)
     line = found.docstring.lineno or found.lineno or 1
     noun = subject.kind.noun
-    for name in contract.identifiers:
+    for name in names:
         if name not in named:
             message = f"docstring of {contract.object} does not name {noun} `{name}` as inline code"
             yield path, line, message
+
+
+def _docstring_names(subject: Subject) -> Iterator[tuple[str, int, str]]:
+    return unnamed_in_docstring(subject, subject.contract.identifiers, inline_code_names)
 
 
 OBJECT = Rule(
