@@ -30,8 +30,7 @@ def load_pt(path: Path) -> object:
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch.load raises many kinds; each is the file's fault
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        msg = f"cannot be loaded safely (torch.load with weights_only=True): {first}"
+        msg = f"cannot be loaded safely (torch.load with weights_only=True): {_first_line(error)}"
         raise fail(path, None, msg) from None
 
 
@@ -50,9 +49,14 @@ def load_npz(path: Path) -> object:
         with loaded as archive:
             return {name: _native(archive[name]) for name in archive.files}
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        msg = f"cannot be loaded safely (numpy.load with allow_pickle=False): {first}"
+        msg = f"cannot be loaded safely (numpy.load with allow_pickle=False): {_first_line(error)}"
         raise fail(path, None, msg) from None
+
+
+def _first_line(error: Exception) -> str:
+    """The first line of a loader's error, or its type's name where it says nothing."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _native(array: np.ndarray) -> np.ndarray:
