@@ -104,8 +104,10 @@ def _capture(engine, steps: list[dict], calls: list[int]) -> None:
         before = gathered()
         norm = original()
         micro_batches = calls[0] - sum(step["micro_batches"] for step in steps)
-        record = {"before": before, "after": gathered(), "norm": float(norm)}
-        steps.append({**record, "micro_batches": micro_batches})
+        after = gathered()
+        steps.append(
+            {"before": before, "after": after, "norm": float(norm), "micro_batches": micro_batches}
+        )
         return norm
 
     engine.optimizer_step = step

@@ -135,7 +135,7 @@ def save_tiny_model(folder: Path) -> Path:
     return folder
 
 
-def actor_config(model: Path, *, bf16: bool = False, overrides: tuple[str, ...] = ()):
+def actor_config(model: Path, *, bf16: bool = False):
     """The ppo_trainer.yaml of verl, composed with Hydra, for an FSDP2 actor on the tiny model."""
     prefix = "actor_rollout_ref"
     settings = [
@@ -151,7 +151,6 @@ def actor_config(model: Path, *, bf16: bool = False, overrides: tuple[str, ...] 
         f"{prefix}.rollout.log_prob_micro_batch_size_per_gpu=1",
         f"{prefix}.actor.ppo_max_token_len_per_gpu=64",
         f"{prefix}.rollout.log_prob_max_token_len_per_gpu=64",
-        *overrides,
     ]
     if not bf16:
         settings.append(f"+{prefix}.actor.fsdp_config.mixed_precision={FP32}")
