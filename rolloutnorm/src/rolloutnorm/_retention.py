@@ -435,9 +435,9 @@ def plan_retention(
 
     marked = _flags(drop, "drop", num_rows)
     padded = _flags(padding, "padding", num_rows)
-    if (marked & padded).any():
-        row = int(np.flatnonzero(marked & padded)[0])
-        msg = f"drop and padding must not both mark a row: row {row} is marked and padding"
+    both = np.flatnonzero(marked & padded)
+    if both.size:
+        msg = f"drop and padding must not both mark a row: row {both[0]} is marked and padding"
         raise RolloutNormError(msg)
     num_padding = int(padded.sum())
     candidates = np.flatnonzero(~marked & ~padded)
