@@ -164,13 +164,13 @@ def retain_and_normalize(
     _check_empty_padding(response_mask, plan.padding_indices + plan.spare_padding_indices)
     if plan.num_trained_rows == 0:
         dropped = plan.dropped
-        padding = len(plan.spare_padding_indices)
+        spare = len(plan.spare_padding_indices)
         msg = (
             f"no rows left to train: of {plan.num_rows} rows, {dropped['marked']} marked, "
             f"{dropped['mini_batch_floor']} dropped at the floor to whole mini-batches of "
-            f"{plan.mini_batch_size} rows{',' if padding else ' and'} "
+            f"{plan.mini_batch_size} rows{',' if spare else ' and'} "
             f"{dropped['max_ppo_update_times']} at the update cap"
-            + (f" and {padding} padding, kept only with rows to train" if padding else "")
+            + (f" and {spare} padding, kept only with rows to train" if spare else "")
         )
         raise RolloutNormError(msg)
     if plan.num_trained_rows == plan.num_rows:
