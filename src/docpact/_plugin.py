@@ -93,7 +93,7 @@ class DocpactPlugin(BasePlugin[_Options]):
     Attributes:
         checker: The griffe extension that checks every package mkdocstrings loads in this
             build, in the place of the extensions mkdocstrings makes; `None` before
-            `on_config`.
+            `on_pre_build`.
     """
 
     def __init__(self) -> None:
@@ -127,13 +127,11 @@ class DocpactPlugin(BasePlugin[_Options]):
         # load_config allows one claims contract: a claim ID names one claim over all pages.
         claims = next((c for c in project.contracts if c.kind == CLAIMS.name), None)
         self._analysis = None if claims is None else analyse(claims, project)
-        self.checker = ContractExtension(config=project)
-        _defer_extensions(config, self.checker)
         config.extra_css.append(STYLESHEET)
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
-        """Start the build with a checker that has reported nothing yet."""
+        """Start each build with a checker that has reported nothing yet, the extensions'."""
         if self._project is not None:
             self.checker = ContractExtension(config=self._project)
             _defer_extensions(config, self.checker)
