@@ -64,9 +64,6 @@ RULES: tuple[Rule, ...] = _rules(KINDS)
 """Every rule of docpact's own kinds once, by code, whichever kinds share it, and
 `docpact coverage`'s."""
 
-CODES: dict[str, str] = {rule.code: rule.summary for rule in RULES}
-"""Every finding code of docpact's own rules, with what the rule under that code requires."""
-
 
 def all_kinds() -> dict[str, Kind]:
     """Every kind: docpact's own, then those that installed distributions register.
@@ -139,6 +136,10 @@ def codes(kinds: dict[str, Kind]) -> dict[str, str]:
         The summaries, by code, sorted.
     """
     return {rule.code: rule.summary for rule in _rules(kinds)}
+
+
+CODES: dict[str, str] = codes(KINDS)
+"""Every finding code of docpact's own rules, with what the rule under that code requires."""
 
 
 def check_contract(contract: Contract, *, config: Config, package: Module | None) -> list[Finding]:
