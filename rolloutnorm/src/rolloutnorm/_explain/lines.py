@@ -31,7 +31,6 @@ __all__ = [
     "CSV_FLOAT",
     "CSV_INT",
     "CSV_TRUE",
-    "json_depth",
     "read_csv",
     "read_jsonl",
 ]
@@ -62,7 +61,7 @@ _STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
-def json_depth(line: str) -> int:
+def _json_depth(line: str) -> int:
     """How deep a line's arrays and objects nest, strings left out: 2 for a row with a mask.
 
     A line with no more brackets than ``MAX_JSON_DEPTH`` is not scanned: it cannot nest deeper.
@@ -105,7 +104,7 @@ def read_jsonl(path: Path) -> Columns:
     """A JSON Lines file read line by line, every row checked; a fault names its line."""
     rows = Rows(path)
     for number, line in _lines(path):
-        if json_depth(line) > MAX_JSON_DEPTH:
+        if _json_depth(line) > MAX_JSON_DEPTH:
             msg = (
                 f"nested more than {MAX_JSON_DEPTH} levels deep (MAX_JSON_DEPTH): a row is an "
                 "object whose values are numbers, strings, booleans or one array of 0 and 1"
