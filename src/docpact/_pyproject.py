@@ -12,6 +12,7 @@ import re
 import tomllib
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from docpact import _registry as registry
 from docpact._model import keys
@@ -25,6 +26,9 @@ from docpact._model.config import (
 from docpact._model.errors import DocpactError
 from docpact._model.findings import cannot_read, relative
 from docpact._readers.mkdocs_yml import docstring_style, headings
+
+if TYPE_CHECKING:
+    from docpact._model.rules import Kind
 
 __all__ = ["find_pyproject", "load_config"]
 
@@ -148,9 +152,9 @@ def _contracts(table: object) -> list[Contract]:
     if not isinstance(entries, list) or not entries:
         msg = f"tool.docpact.contract must be a non-empty array of tables, got {entries!r}"
         raise ValueError(msg)
-    contracts = [_contract(entry, f"tool.docpact.contract[{i}]") for i, entry in enumerate(entries)]
-    for name in dict.fromkeys(contract.kind for contract in contracts):
-        once = registry.kind(name).once  # type: ignore[union-attr]
+    parsed = [_contract(entry, f"tool.docpact.contract[{i}]") for i, entry in enumerate(entries)]
+    contracts = [contract for contract, _ in parsed]
+    for name, once in {contract.kind: kind.once for contract, kind in parsed}.items():
         same = [i for i, contract in enumerate(contracts) if contract.kind == name]
         if once and len(same) > 1:
             msg = f"tool.docpact.contract[{same[1]}].kind is a second {name} contract: {once}"
@@ -158,7 +162,8 @@ def _contracts(table: object) -> list[Contract]:
     return contracts
 
 
-def _contract(entry: object, key: str) -> Contract:
+def _contract(entry: object, key: str) -> tuple[Contract, Kind]:
+    """A contract table's contract, and its kind, which `_contracts` checks it by."""
     if not isinstance(entry, dict):
         msg = f"{key} must be a table, got {entry!r}"
         raise ValueError(msg)
@@ -173,9 +178,10 @@ def _contract(entry: object, key: str) -> Contract:
         raise ValueError(msg)
     values = {k: v for k, v in entry.items() if k != "kind"}
     if found.parse is not None:
-        return found.parse(values, key)
+        return found.parse(values, key), found
     keys.require(values, key, name, tuple(found.required))
-    return Contract(kind=name, docs=keys.sections(values.get("docs", []), f"{key}.docs", kind=name))
+    docs = keys.sections(values.get("docs", []), f"{key}.docs", kind=name)
+    return Contract(kind=name, docs=docs), found
 
 
 def _paths(paths: object) -> tuple[str, ...]:
