@@ -22,10 +22,13 @@ def load_module(name: str, path: Path) -> ModuleType:
     return module
 
 
-def mkdocs_build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run `mkdocs build --strict` in its own process, as a user would, output merged."""
+def mkdocs_build(cwd: Path, *args: str, strict: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run `mkdocs build --strict` in its own process, as a user would, output merged.
+
+    With `strict=False` the build runs without `--strict`, strict only if mkdocs.yml says so.
+    """
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", *args],
+        [sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []), *args],
         cwd=cwd,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
         stdout=subprocess.PIPE,

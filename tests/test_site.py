@@ -500,3 +500,35 @@ def test_no_break_point_in_a_number_or_in_a_code_block_in_a_table() -> None:
     """`0.2` keeps together, and a plain code block inside a table is left as written."""
     html = "<table><td><code>0.2</code></td><td><pre><code>a.b</code></pre></td></table>"
     assert BREAKS.add_break_points(html) == html
+
+
+@pytest.mark.slow
+def test_without_the_api_pages_a_dropped_docstring_operand_fails_every_strict_build(
+    tmp_path: Path,
+) -> None:
+    """No page renders rolloutnorm: the plugin checks its contracts all the same, under -q too."""
+    project = copy_site(tmp_path, "# Page\n")
+    shutil.rmtree(project / "docs" / "reference")
+    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
+    api = "  - API reference:\n      - rolloutnorm: reference/rolloutnorm.md\n"
+    api += "      - docpact: reference/docpact.md\n"
+    assert config.count(api) == 1
+    (project / "mkdocs.yml").write_text(config.replace(api, ""), encoding="utf-8")
+    for level in ((), ("-q",)):
+        clean = mkdocs_build(project, *level, "--site-dir", str(tmp_path / "site"))
+        assert clean.returncode == 0, clean.stdout
+    source = project / "rolloutnorm/src/rolloutnorm/_normalize.py"
+    text = source.read_text(encoding="utf-8")
+    # The drift catalogue's "operand dropped from the docstring", both of its edits.
+    for operand, other in (
+        ("    - `rollout_token_count`: the", "    - the rollout's token count: the"),
+        ("``max(1, rollout_token_count(r) *", "``max(1, tokens(r) *"),
+    ):
+        assert text.count(operand) == 1
+        text = text.replace(operand, other)
+    source.write_text(text, encoding="utf-8")
+    line = 1 + text[: text.index('"""Divide every row')].count("\n")
+    for level in ((), ("-q",)):
+        broken = mkdocs_build(project, *level, "--site-dir", str(tmp_path / "site"))
+        assert broken.returncode == 1, broken.stdout
+        assert f"rolloutnorm/src/rolloutnorm/_normalize.py:{line}: DP002" in broken.stdout

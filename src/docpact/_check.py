@@ -65,7 +65,7 @@ def _griffe_filtered() -> Iterator[None]:
                     logger.removeFilter(_drop_while_quiet)
 
 
-def check_project(config: Config) -> list[Finding]:
+def check_project(config: Config, checker: ContractExtension | None = None) -> list[Finding]:
     """Check every contract of a project.
 
     Packages are searched for in `config.paths` (`src/`, then the project root, by
@@ -74,6 +74,10 @@ def check_project(config: Config) -> list[Finding]:
 
     Args:
         config: The project's contracts.
+        checker: An extension that has checked some contracts already, as the MkDocs
+            plugin's has by the end of a build: only the packages of the contracts it has
+            not checked are loaded, it checks them, and its earlier findings are returned
+            with the new ones.
 
     Returns:
         The findings, sorted by path, line and code.
@@ -82,7 +86,7 @@ def check_project(config: Config) -> list[Finding]:
         DocpactError: When griffe loaded a package without calling the extension's
             `on_package` hook (griffe older than 1.14), so its contracts went unchecked.
     """
-    extension = ContractExtension(config=config, log=False)
+    extension = checker or ContractExtension(config=config, log=False)
     loader = GriffeLoader(
         extensions=load_extensions(extension),
         search_paths=search_paths(config),
@@ -98,7 +102,8 @@ def check_project(config: Config) -> list[Finding]:
 def _load_each(config: Config, loader: GriffeLoader, extension: ContractExtension) -> list[Finding]:
     """Load each contract's package, the extension checking it; report what cannot load."""
     findings = []
-    for package in sorted({c.package for c in config.contracts if c.package is not None}):
+    done = set(extension.checked)
+    for package in sorted({c.package for c in config.contracts if c.package and c not in done}):
         contracts = [contract for contract in config.contracts if contract.package == package]
         # griffe logs a traceback for a package it cannot parse; docpact reports one line.
         quiet = _QUIET.set(True)

@@ -2,8 +2,10 @@
 """The griffe extension that checks the contracts whenever griffe loads their package.
 
 The same extension runs under `docpact check` and under mkdocstrings. Findings are logged
-as warnings through griffe's `docpact` logger: mkdocstrings relocates griffe loggers under
-`mkdocs.plugins`, where `mkdocs build --strict` counts every warning and aborts the build.
+as errors through griffe's logger: mkdocstrings relocates griffe's logger under
+`mkdocs.plugins`, where `mkdocs build --strict` counts every warning and error and aborts
+the build. Errors, because `mkdocs build -q` drops warnings before strict mode counts them,
+and keeps errors; a build without `--strict` prints the findings and succeeds.
 
 Under MkDocs with the docpact plugin, the plugin owns the checking: it gives each extension
 that mkdocstrings makes its own checker (`defer_to`), so one checker sees every package of
@@ -108,7 +110,11 @@ class ContractExtension(Extension):
             return
         if all(name == pkg.name for name in loader.modules_collection.members):
             self.check_unpackaged()
-        self._check([c for c in self.config.contracts if c.package == pkg.name], pkg)
+            if self._log:
+                _warn_unchecked(self.config, pkg.name)
+        done = set(self.checked)
+        mine = [c for c in self.config.contracts if c.package == pkg.name and c not in done]
+        self._check(mine, pkg)
 
     def check_unpackaged(self) -> None:
         """Check the contracts that name no object, unless this extension checked them."""
@@ -133,4 +139,23 @@ class ContractExtension(Extension):
         if self._log:
             logger = get_logger("docpact")
             for finding in found:
-                logger.warning("%s", finding)
+                logger.error("%s", finding)
+
+
+def _warn_unchecked(config: Config, package: str) -> None:
+    """Say how many contracts only a page that renders their package would check.
+
+    Run with the first package of a build that no docpact plugin owns: mkdocstrings loads a
+    package only for a page that renders it.
+    """
+    elsewhere = [c for c in config.contracts if c.package not in (None, package)]
+    if elsewhere:
+        packages = ", ".join(sorted({c.package for c in elsewhere if c.package}))
+        get_logger("docpact").warning(
+            "%d of %d docpact contracts are on packages no page has loaded yet (%s), and only "
+            "the docpact MkDocs plugin checks a contract whose package no page renders: add "
+            "`- docpact` under `plugins:` in mkdocs.yml",
+            len(elsewhere),
+            len(config.contracts),
+            packages,
+        )

@@ -6,11 +6,13 @@ At build time, the block after `<!-- docpact: claim ID -->` becomes an admonitio
 the session that runs the property. The box is plain HTML and a style sheet the plugin adds
 to the site: nothing is fetched or run in the browser.
 
-The plugin owns the checking of the build: it hands docpact's griffe extension, where
+The plugin owns the checking of the build. It hands docpact's griffe extension, where
 mkdocstrings lists it, a checker of its own, so every package mkdocstrings loads is checked
-by that one checker, and the plugin then logs, as warnings that fail
-`mkdocs build --strict`, the findings of the claims contract that the checker did not
-already log.
+once by that checker; when the pages are built, the checker loads the packages of the
+contracts no page rendered and checks them too. Every contract of every kind is checked in
+every build, with or without mkdocstrings and API pages, and each finding is logged once,
+as an error: `mkdocs build --strict` fails on it at any log level (`-q` drops warnings, not
+errors), and a build without `--strict` prints it and succeeds.
 
 ```yaml
 plugins:
@@ -31,6 +33,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
+from docpact._check import check_project
 from docpact._extension import ContractExtension
 from docpact._kinds.claims import CLAIMS
 from docpact._kinds.claims.analysis import analyse
@@ -39,7 +42,6 @@ from docpact._model.findings import relative
 from docpact._pyproject import load_config
 from docpact._readers.markdown.claims import read_page
 from docpact._readers.markdown.prose import page_lines
-from docpact._registry import check_contract
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
@@ -88,12 +90,11 @@ class _Options(base.Config):
 
 
 class DocpactPlugin(BasePlugin[_Options]):
-    """Check the build's contracts through one checker, and show each claim in a box.
+    """Check every contract once per build through one checker, and show each claim in a box.
 
     Attributes:
-        checker: The griffe extension that checks every package mkdocstrings loads in this
-            build, in the place of the extensions mkdocstrings makes; `None` before
-            `on_pre_build`.
+        checker: The griffe extension that checks the build's contracts, in the place of
+            the extensions mkdocstrings makes; `None` before `on_pre_build`.
     """
 
     def __init__(self) -> None:
@@ -103,11 +104,11 @@ class DocpactPlugin(BasePlugin[_Options]):
         self.checker: ContractExtension | None = None
 
     def on_config(self, config: MkDocsConfig, **kwargs: Any) -> MkDocsConfig:
-        """Read the claims contracts, and add the boxes' style sheet to the site.
+        """Read the contracts, and add the claim boxes' style sheet to the site.
 
         Raises:
-            PluginError: When the contracts cannot be read, or the site lacks the
-                `admonition` Markdown extension that the boxes are made with.
+            PluginError: When the contracts cannot be read, or a claims contract exists and
+                the site lacks the `admonition` Markdown extension the boxes are made with.
         """
         pyproject = self.config.pyproject or str(
             Path(config.config_file_path).parent / "pyproject.toml"
@@ -116,34 +117,41 @@ class DocpactPlugin(BasePlugin[_Options]):
             project = load_config(pyproject)
         except DocpactError as error:
             raise PluginError(str(error)) from None
-        if "admonition" not in config.markdown_extensions:
-            msg = (
-                "the docpact plugin makes claim boxes with the admonition extension; add it "
-                "to markdown_extensions"
-            )
-            raise PluginError(msg)
         self._root = project.root
         self._project = project
         # load_config allows one claims contract: a claim ID names one claim over all pages.
         claims = next((c for c in project.contracts if c.kind == CLAIMS.name), None)
         self._analysis = None if claims is None else analyse(claims, project)
+        if claims is not None and "admonition" not in config.markdown_extensions:
+            msg = (
+                "the docpact plugin makes claim boxes with the admonition extension; add it "
+                "to markdown_extensions"
+            )
+            raise PluginError(msg)
         config.extra_css.append(STYLESHEET)
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
-        """Start each build with a checker that has reported nothing yet, the extensions'."""
+        """Start each build with a checker that has checked nothing yet, the extensions'."""
         if self._project is not None:
-            self.checker = ContractExtension(config=self._project)
+            self.checker = ContractExtension(config=self._project, log=False)
             _defer_extensions(config, self.checker)
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """Log the claims findings that the checker did not log in this build."""
-        if self._analysis is None:
+        """Check the contracts no page loaded, and log every finding of the build once.
+
+        Raises:
+            PluginError: When griffe is too old to call the checker (`docpact check` says
+                the same).
+        """
+        if self._project is None or self.checker is None:
             return
-        reported = set(self.checker.findings) if self.checker is not None else set()
-        found = check_contract(self._analysis.contract, config=self._project, package=None)
-        for finding in sorted(set(found) - reported):
-            logger.warning("docpact: %s", finding)
+        try:
+            found = check_project(self._project, self.checker)
+        except DocpactError as error:
+            raise PluginError(str(error)) from None
+        for finding in found:
+            logger.error("docpact: %s", finding)
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the style sheet of the boxes."""

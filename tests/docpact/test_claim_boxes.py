@@ -198,12 +198,12 @@ def test_a_build_with_the_plugin_alone_fails_strict_on_claims_findings(tmp_path)
         "# Home\n\n<!-- docpact: claim two-rows -->\nText.\n", encoding="utf-8"
     )
     config = load_mkdocs_config(str(project / "mkdocs.yml"), site_dir=str(tmp_path / "out"))
-    with pytest.raises(Abort, match="Aborted with 2 warnings in strict mode"):
+    with pytest.raises(Abort, match="Aborted with 2 errors in strict mode"):
         build(config)
 
 
-def test_the_plugin_leaves_out_what_the_griffe_extension_already_logged(tmp_path, caplog) -> None:
-    """A finding that the extension logged in this build is not logged a second time."""
+def test_the_plugin_logs_each_finding_of_a_build_once_as_an_error(tmp_path, caplog) -> None:
+    """A contract its checker checked while the pages were built is not checked again."""
     from docpact._registry import check_contract
 
     plugin, config = _plugin(_project(tmp_path))
@@ -211,14 +211,18 @@ def test_the_plugin_leaves_out_what_the_griffe_extension_already_logged(tmp_path
     found = check_contract(analysis.contract, config=plugin._project, package=None)
     assert len(found) == 1  # test_one_row was never reviewed
     plugin.on_pre_build(config=config)
-    plugin.checker.findings.extend(found)  # as the plugin's checker logs them
+    plugin.checker.checked.append(analysis.contract)  # as when a page loaded a package
+    plugin.checker.findings.extend(found)
     with caplog.at_level("WARNING", logger="mkdocs.plugins.docpact"):
         plugin.on_post_build(config=config)
-    assert caplog.records == []
-    plugin.on_pre_build(config=config)
+    messages = [(record.levelname, record.getMessage()) for record in caplog.records]
+    assert messages == [("ERROR", f"docpact: {found[0]}")]
+    caplog.clear()
+    plugin.on_pre_build(config=config)  # the next build checks it at its end
     with caplog.at_level("WARNING", logger="mkdocs.plugins.docpact"):
         plugin.on_post_build(config=config)
-    assert [record.getMessage() for record in caplog.records] == [f"docpact: {found[0]}"]
+    messages = [(record.levelname, record.getMessage()) for record in caplog.records]
+    assert messages == [("ERROR", f"docpact: {found[0]}")]
 
 
 def test_the_box_of_an_unbound_claim_ends_saying_no_property_checks_it(tmp_path) -> None:

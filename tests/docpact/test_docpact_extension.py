@@ -70,10 +70,10 @@ def test_a_path_like_pyproject_is_read_from_any_current_folder(
     assert extension.config.pyproject == project / "pyproject.toml"
 
 
-def test_each_finding_is_logged_as_a_docpact_warning_by_default(
+def test_each_finding_is_logged_as_a_docpact_error_by_default(
     project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Without `log=False`, every finding is a warning of the `docpact` logger, as printed."""
+    """Without `log=False`, every finding is an error of the `docpact` logger, as printed."""
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
     extension = ContractExtension(config=load_config(project / "pyproject.toml"))
     loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
@@ -81,7 +81,7 @@ def test_each_finding_is_logged_as_a_docpact_warning_by_default(
         loader.load("ratio")
     [finding] = extension.findings
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
-        ("docpact", logging.WARNING, str(finding))
+        ("docpact", logging.ERROR, str(finding))
     ]
 
 

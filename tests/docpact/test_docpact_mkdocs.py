@@ -39,15 +39,16 @@ def test_the_strict_build_fails_on_drift_and_passes_once_mended(project: Path) -
 
     broken = build(project)
     assert broken.returncode == 1
-    assert "Aborted with 1 warnings in strict mode!" in broken.stdout
-    [warning] = [line for line in broken.stdout.splitlines() if line.startswith("WARNING")]
-    assert "docpact: src/ratio/_divide.py:" in warning
-    assert "DP003 no division in ratio._divide.scale_by_rollout computes its divisor" in warning
+    assert "Aborted with 1 errors in strict mode!" in broken.stdout
+    [error] = [line for line in broken.stdout.splitlines() if line.startswith("ERROR")]
+    assert "docpact: src/ratio/_divide.py:" in error
+    assert "DP003 no division in ratio._divide.scale_by_rollout computes its divisor" in error
 
     (project / DIVIDE).write_text(original, encoding="utf-8")
     mended = build(project)
     assert mended.returncode == 0, mended.stdout
     assert "WARNING" not in mended.stdout
+    assert "ERROR" not in mended.stdout
 
 
 def test_the_build_finds_the_contracts_from_any_current_folder(
@@ -166,9 +167,9 @@ def test_with_the_plugin_each_finding_of_every_kind_is_reported_once(
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
     result = build(project)
     assert result.returncode == 1
-    warnings = [line for line in result.stdout.splitlines() if line.startswith("WARNING")]
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("ERROR")]
     codes = sorted(
         code for line in warnings for code in ("DP003", "DP007", "DP013") if code in line
     )
     assert codes == ["DP003", "DP007", "DP013"], result.stdout
-    assert "Aborted with 3 warnings" in result.stdout
+    assert "Aborted with 3 errors" in result.stdout
