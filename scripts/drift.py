@@ -22,7 +22,8 @@ CATALOGUE = ROOT / "scripts" / "drift_catalogue.toml"
 VERIFICATION_PAGE = ROOT / "docs" / "verification.md"
 KILL_SENTENCE = re.compile(r"<!-- drift-count -->.*?<!-- /drift-count -->", re.DOTALL)
 
-PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+# A failing property stops at its first counterexample, unshrunk (tests/conftest.py).
+PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-profile=drift"]
 # The tests that run the pages or build the site belong to those checks, and the catalogue's
 # own test fails in every drifted copy by design, so unit-tests leaves them out.
 PAGE_TESTS = "tests/test_docs_pages.py"

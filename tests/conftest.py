@@ -15,3 +15,10 @@ collect_ignore = [] if find_spec("verl") is not None else ["rolloutnorm/verl_ses
 # The browser tests need Playwright, which only `nox -s site` installs.
 if find_spec("playwright") is None:
     collect_ignore.append("browser")
+
+# The drift runner's profile (`--hypothesis-profile=drift`): a property that fails stops at its
+# first counterexample, neither shrunk nor saved; the runner needs the verdict, not the case.
+if find_spec("hypothesis") is not None:
+    from hypothesis import Phase, settings
+
+    settings.register_profile("drift", phases=(Phase.explicit, Phase.generate), database=None)

@@ -121,3 +121,118 @@ def test_reading_the_parameters_of_a_renamed_operand_logs_nothing(
         "the signature has none (renamed?)"
     ]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def check_mapped(root: Path, source: str, code_names: str) -> list[str]:
+    """Check `pkg.f` with operands `a` and `b`, and `code-names` as written in the TOML."""
+    pyproject = write(root, source)
+    with pyproject.open("a", encoding="utf-8") as file:
+        file.write(f"code-names = {code_names}\n")
+    return [str(finding) for finding in check_project(load_config(pyproject))]
+
+
+# The forms in which the code's name of an operand counts as that operand.
+CODE_FORMS = {
+    "a name": "def f(x, counts, b):\n    return x / (counts * b)\n",
+    "a subscript": "def f(x, counts, rid, b):\n    return x / (counts[rid] * b)\n",
+    "an attribute": "def f(self, x, b):\n    return x / (self.counts * b)\n",
+    "a method": "def f(x, counts, rid, b):\n    return x / (counts.get(rid, 1) * b)\n",
+    "an assignment": "def f(x, counts, rid, b):\n    d = counts[rid] * b\n    return x / d\n",
+}
+
+
+@pytest.mark.parametrize("body", CODE_FORMS.values(), ids=CODE_FORMS.keys())
+def test_an_operand_the_code_spells_otherwise_counts_in_every_form(
+    tmp_path: Path, body: str
+) -> None:
+    """`code-names` maps the docs' `a` to the code's `counts`; the docstring names `a`."""
+    source = body.replace(":\n", ':\n    """Scale by `a` and `b`."""\n', 1)
+    assert check_mapped(tmp_path, source, '{ a = "counts" }') == []
+
+
+def test_a_mapped_operand_the_divisor_lost_is_reported_with_both_names(tmp_path: Path) -> None:
+    source = 'def f(x, counts, b):\n    """Scale by `a` and `b`."""\n    return x / b\n'
+    assert check_mapped(tmp_path, source, '{ a = "counts" }') == [
+        "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand "
+        "`a` (`counts` in the code)"
+    ]
+
+
+def test_without_the_mapping_the_code_name_is_no_operand(tmp_path: Path) -> None:
+    """The docs' name is not the code's: the finding says which spelling is close."""
+    source = 'def f(x, as_, b):\n    """Scale by `a` and `b`."""\n    return x / (as_ * b)\n'
+    assert check(tmp_path, source) == [
+        "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand `a`"
+    ]
+
+
+def test_a_missing_operand_with_a_near_miss_in_the_body_asks_did_you_mean(
+    tmp_path: Path,
+) -> None:
+    pyproject = tmp_path / "src/pkg"
+    pyproject.mkdir(parents=True)
+    (pyproject / "__init__.py").write_text(
+        "def f(x, rollout_token_counts, b):\n"
+        '    """Scale by `rollout_token_count` and `b`."""\n'
+        "    return x / (rollout_token_counts * b)\n",
+        "utf-8",
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.docpact.contract]]\nobject = "pkg.f"\noperands = ["rollout_token_count", "b"]\n',
+        "utf-8",
+    )
+    found = check_project(load_config(tmp_path / "pyproject.toml"))
+    assert [str(finding) for finding in found] == [
+        "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand "
+        "`rollout_token_count` (did you mean `rollout_token_counts`? if the code spells the "
+        'operand so, map it: code-names = { rollout_token_count = "rollout_token_counts" })'
+    ]
+
+
+def test_a_renamed_parameter_of_a_mapped_operand_is_named_as_the_code_spells_it(
+    tmp_path: Path,
+) -> None:
+    source = (
+        "def f(x, total, b):\n"
+        '    """Scale by `a` and `b`.\n\n    Args:\n        counts: The `a`.\n    """\n'
+        "    return x / (total * b)\n"
+    )
+    assert check_mapped(tmp_path, source, '{ a = "counts" }') == [
+        "src/pkg/__init__.py:1: DP003 operand `a` (`counts` in the code) is documented as a "
+        "parameter of pkg.f but the signature has none (renamed?)"
+    ]
+
+
+BAD_CODE_NAMES = {
+    "not a table": ('"counts"', 'must be a table of operand = "the code\'s name"'),
+    "not a name": ('{ a = "1x" }', 'must be a table of operand = "the code\'s name"'),
+    "no such operand": (
+        '{ c = "counts" }',
+        "maps ['c'], which operands does not list; it lists ['a', 'b']",
+    ),
+    "one name twice": (
+        '{ a = "n", b = "n" }',
+        "gives operands `a` and `b` the one name `n` in the code",
+    ),
+    "another operand's name": (
+        '{ a = "b" }',
+        "gives operands `a` and `b` the one name `b` in the code",
+    ),
+}
+
+
+@pytest.mark.parametrize(("value", "message"), BAD_CODE_NAMES.values(), ids=BAD_CODE_NAMES.keys())
+def test_a_bad_code_names_table_is_a_configuration_error_at_its_line(
+    tmp_path: Path, value: str, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docpact import DocpactError
+
+    monkeypatch.chdir(tmp_path)
+    pyproject = write(tmp_path, "def f(x, a, b):\n    return x / (a * b)\n")
+    with pyproject.open("a", encoding="utf-8") as file:
+        file.write(f"code-names = {value}\n")
+    with pytest.raises(DocpactError) as raised:
+        load_config(pyproject)
+    assert str(raised.value).startswith(
+        f"pyproject.toml:4: error: tool.docpact.contract[0].code-names {message}"
+    )

@@ -229,9 +229,29 @@ def test_every_listed_section_that_is_missing_is_a_finding(tmp_path: Path) -> No
         (
             "DP005",
             "pyproject.toml",
-            f"{GUIDE} has no heading with anchor #gone, listed for {LABEL}",
+            f"{GUIDE} has no heading with anchor #gone, listed for {LABEL} (the page's "
+            "anchors: #guide, #per-rollout-mean-loss, #other-settings)",
         ),
     ]
+
+
+def test_a_mistyped_anchor_is_reported_with_the_closest_anchors_of_its_page(
+    tmp_path: Path,
+) -> None:
+    project = copy_project("contract_project", tmp_path)
+    assert docs_findings(project, [f"{GUIDE}#per-rollout-means-loss"]) == [
+        (
+            "DP005",
+            "pyproject.toml",
+            f"{GUIDE} has no heading with anchor #per-rollout-means-loss, listed for {LABEL} "
+            "(closest: #per-rollout-mean-loss)",
+        )
+    ]
+    drift(project / GUIDE, "# Guide", "Guide, with no heading")
+    drift(project / GUIDE, "## Per-rollout mean loss", "Per-rollout mean loss")
+    drift(project / GUIDE, "## Other settings", "Other settings")
+    [finding] = check_project(load_config(project / "pyproject.toml"))
+    assert finding.message.endswith("(the page has no headings)")
 
 
 def test_a_docs_page_that_is_not_utf8_is_a_finding_naming_why(tmp_path: Path) -> None:

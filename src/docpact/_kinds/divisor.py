@@ -5,11 +5,18 @@ DP006 requires a division at all; DP003 that a division, or a chain of divisions
 computes its divisor from every operand, and that an operand the docstring documents as a
 parameter is still one (a renamed parameter). The body comes from the syntax tree of the
 function's module, never from importing it.
+
+An operand is named in the docstring and the docs as the docs speak of it; where the code
+spells it otherwise, `code-names` maps it to the code's name, which the divisor must then be
+computed from. The code's name counts in every form the trace follows: the name itself
+(`counts`), subscripted (`counts[rid]`), as an attribute (`self.counts`) or through a method
+(`counts.get(rid)`).
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,24 +44,60 @@ class DivisorContract(ObjectContract):
     Attributes:
         operands: The names the divisor is computed from, each named as inline code in the
             docstring and in every docs section.
+        code_names: Each operand the code spells otherwise, with the code's name, in the
+            order of `operands` (the `code-names` table).
     """
 
     kind: str = "divisor"
     operands: tuple[str, ...] = ()
+    code_names: tuple[tuple[str, str], ...] = ()
 
     @property
     def identifiers(self) -> tuple[str, ...]:
         """What the docstring and docs must name: the operands."""
         return self.operands
 
+    def in_code(self, operand: str) -> str:
+        """The name the code gives an operand: its `code-names` entry, else the operand."""
+        return dict(self.code_names).get(operand, operand)
+
 
 def _parse(entry: dict[str, Any], key: str) -> DivisorContract:
     keys.require(entry, key, "divisor", ("object",))
+    operands = keys.identifiers(entry.get("operands"), f"{key}.operands")
     return DivisorContract(
         object=keys.dotted_path(entry.get("object"), f"{key}.object"),
-        operands=keys.identifiers(entry.get("operands"), f"{key}.operands"),
+        operands=operands,
+        code_names=_code_names(entry.get("code-names", {}), f"{key}.code-names", operands),
         docs=keys.sections(entry.get("docs", []), f"{key}.docs", kind="divisor"),
     )
+
+
+def _code_names(table: object, key: str, operands: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The `code-names` table: operand to the code's name, each name the code's for one.
+
+    Raises:
+        ValueError: When the value is not a table of operands to Python names, or two
+            operands would share a name of the code.
+    """
+    if not isinstance(table, dict) or not all(map(keys.is_name, table.values())):
+        msg = (
+            f'{key} must be a table of operand = "the code\'s name", each a Python name, '
+            f"got {table!r}"
+        )
+        raise ValueError(msg)
+    if unknown := sorted(set(table) - set(operands)):
+        msg = f"{key} maps {unknown}, which operands does not list; it lists {list(operands)}"
+        raise ValueError(msg)
+    names = {operand: table.get(operand, operand) for operand in operands}
+    for operand, name in names.items():
+        if shared := [other for other, same in names.items() if same == name and other != operand]:
+            msg = (
+                f"{key} gives operands `{operand}` and `{shared[0]}` the one name `{name}` in "
+                "the code; each operand needs a name of its own"
+            )
+            raise ValueError(msg)
+    return tuple((operand, table[operand]) for operand in operands if operand in table)
 
 
 def _where(subject: Subject) -> tuple[str, int]:
@@ -103,8 +146,8 @@ def _divides_by_operands(subject: Subject) -> Iterator[tuple[str, int, str]]:
         yield (
             path,
             line,
-            f"operand `{operand}` is documented as a parameter of {contract.object} "
-            "but the signature has none (renamed?)",
+            f"operand {_spelled(contract, operand)} is documented as a parameter of "
+            f"{contract.object} but the signature has none (renamed?)",
         )
     found = divisions(body) if body is not None else []
     if not found:
@@ -117,20 +160,41 @@ def _divides_by_operands(subject: Subject) -> Iterator[tuple[str, int, str]]:
         )
         yield path, found[0].line, message
         return
-    best = max(live, key=lambda chain: len(chain.names & set(contract.operands)))
+    wanted = {contract.in_code(operand) for operand in contract.operands}
+    best = max(live, key=lambda chain: len(chain.names & wanted))
     used = {
         name.id
         for name in ast.walk(body)
         if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)
     }
+    spelled = used | {sub.attr for sub in ast.walk(body) if isinstance(sub, ast.Attribute)}
     for operand in contract.operands:
-        if operand not in best.names and operand not in renamed:
+        name = contract.in_code(operand)
+        if name not in best.names and operand not in renamed:
             yield (
                 path,
                 best.line,
                 f"no division in {contract.object} computes its divisor from operand "
-                f"`{operand}`" + (_ELSEWHERE if operand in used else ""),
+                f"{_spelled(contract, operand)}"
+                + (_ELSEWHERE if name in used else _near_miss(operand, name, spelled)),
             )
+
+
+def _spelled(contract: DivisorContract, operand: str) -> str:
+    """An operand in a message, with the code's name where `code-names` maps it."""
+    name = contract.in_code(operand)
+    return f"`{operand}`" if name == operand else f"`{operand}` (`{name}` in the code)"
+
+
+def _near_miss(operand: str, name: str, spelled: set[str]) -> str:
+    """A hint naming the body's closest spelling of a missing operand, if it has one."""
+    close = difflib.get_close_matches(name, sorted(spelled - {name}), n=1, cutoff=0.8)
+    if not close:
+        return ""
+    return (
+        f" (did you mean `{close[0]}`? if the code spells the operand so, map it: "
+        f'code-names = {{ {operand} = "{close[0]}" }})'
+    )
 
 
 _ELSEWHERE = (
@@ -153,10 +217,11 @@ def _renamed_parameters(subject: Subject) -> list[str]:
         if section.kind is DocstringSectionKind.parameters
         for parameter in section.value
     }
+    contract = subject.contract
     return [
         operand
-        for operand in subject.contract.operands
-        if operand in documented and operand not in function.parameters
+        for operand in contract.operands
+        if (name := contract.in_code(operand)) in documented and name not in function.parameters
     ]
 
 
@@ -164,7 +229,7 @@ DIVISOR = Kind(
     name="divisor",
     summary="a function's docstring, division and docs keep naming the operands of its divisor",
     required=frozenset({"object", "operands"}),
-    optional=frozenset({"docs"}),
+    optional=frozenset({"docs", "code-names"}),
     noun="operand",
     parse=_parse,
     needs_function=True,

@@ -7,6 +7,7 @@ includes its subsections: a name given only in a subsection counts.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,7 +72,19 @@ def _missing_sections(subject: Subject) -> Iterator[tuple[str, int, str]]:
             message = f"docs page {page} of {contract.label} {cannot_read(text)}"
         else:
             message = f"{page} has no heading with anchor #{anchor}, listed for {contract.label}"
+            message += _closest(anchor, sections(text, subject.config.headings))
         yield pyproject, contract.line, message
+
+
+def _closest(anchor: str, found: list[Section]) -> str:
+    """The page's anchors closest to a missing one, as a hint; all of them when none is close."""
+    anchors = list(dict.fromkeys(section.anchor for section in found))
+    if not anchors:
+        return " (the page has no headings)"
+    close = difflib.get_close_matches(anchor, anchors, n=3, cutoff=0.6)
+    named = ", ".join(f"#{name}" for name in close or anchors[:5])
+    more = "" if close or len(anchors) <= 5 else f" and {len(anchors) - 5} more"
+    return f" (closest: {named})" if close else f" (the page's anchors: {named}{more})"
 
 
 def unnamed_in_sections(
