@@ -3,7 +3,8 @@
 
 At build time, the block after `<!-- docpact: claim ID -->` becomes an admonition of type
 `docpact-claim`, titled with the claim's ID, that ends with the property checking it and
-the session that runs the property. The box is plain HTML and a style sheet the plugin adds
+the command that runs the property: its nox session where one is configured, else pytest
+on its node id. The box is plain HTML and a style sheet the plugin adds
 to the site: nothing is fetched or run in the browser.
 
 The plugin owns the checking of the build. It hands docpact's griffe extension, where
@@ -212,9 +213,8 @@ def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:
     bound = analysis.bound(block.argument)
     if len(bound) == 1:
         binding = bound[0]
-        session = analysis.session(binding)
-        runner = f"`nox -s {session}`" if analysis.sessions is not None else f"session `{session}`"
-        check = f"Checked by `{binding.function}` in `{binding.path}`, run by {runner}."
+        runner = analysis.command(binding)
+        check = f"Checked by `{binding.function}` in `{binding.path}`, run by `{runner}`."
     elif bound:
         check = f"Bound to {len(bound)} properties, which docpact check reports."
     else:

@@ -122,6 +122,7 @@ def test_a_binding_is_read_from_from_docpact_import_claim(tmp_path: Path) -> Non
         code=binding.code,
         span=(4, 27, 4, 54),
         has_reviewed=True,
+        node="test_sum",
     )
     assert len(binding.code) == 12
     assert int(binding.code, 16) >= 0
@@ -302,13 +303,13 @@ def test_the_reviewed_span_is_in_characters_on_the_lines_python_counts(tmp_path:
     assert line[binding.span[1] : binding.span[3]] == '"x"'
 
 
-def test_without_reviewed_the_span_is_the_end_of_the_last_argument(tmp_path: Path) -> None:
+def test_without_reviewed_the_span_is_after_the_trailing_comma(tmp_path: Path) -> None:
     source = (
         'import docpact\n\n\n@docpact.claim(\n    "a",\n    session="slow",\n)\n'
         "def test_a():\n    pass\n"
     )
     [binding] = bindings(tmp_path, source)
-    assert (binding.has_reviewed, binding.span) == (False, (6, 12, 6, 18))
+    assert (binding.has_reviewed, binding.span) == (False, (6, 19, 6, 19))
 
 
 def test_the_code_fingerprint_ignores_comments_formatting_and_docstrings(tmp_path: Path) -> None:
@@ -919,7 +920,7 @@ def test_every_binding_is_checked_after_a_malformed_one(tmp_path: Path) -> None:
     """A binding after a malformed one is still checked for its claim and its session."""
     props = (
         'from docpact import claim\n\n\n@claim("a", "b")\ndef test_bad():\n    pass\n\n\n'
-        '@claim("gone")\ndef test_gone():\n    pass\n'
+        '@claim("gone", session="tests")\ndef test_gone():\n    pass\n'
     )
     files = {"docs/a.md": "# A\n", "tests/test_p.py": props, "noxfile.py": "import nox\n"}
     assert claims_findings(tmp_path, files) == [
@@ -1034,3 +1035,68 @@ def test_an_import_of_names_already_followed_does_not_stop_the_next_imports(
     before = _fingerprint_of(tmp_path, files)
     files["tests/t.py"] = "def c():\n    return 3\n"
     assert _fingerprint_of(tmp_path, files) != before
+
+
+MARKERS = {
+    "pytest.mark": ("import pytest", "@pytest.mark.docpact_claim"),
+    "mark": ("from pytest import mark", "@mark.docpact_claim"),
+    "pytest aliased": ("import pytest as pt", "@pt.mark.docpact_claim"),
+}
+
+
+@pytest.mark.parametrize(("imports", "marker"), MARKERS.values(), ids=MARKERS.keys())
+def test_the_marker_binds_a_property_without_importing_docpact(
+    tmp_path: Path, imports: str, marker: str
+) -> None:
+    source = (
+        f'{imports}\n\n\n{marker}("sum-one", reviewed="{REVIEWED}")\ndef test_sum():\n    pass\n'
+    )
+    [binding] = bindings(tmp_path, source)
+    assert (binding.line, binding.function, binding.claim, binding.reviewed, binding.problem) == (
+        4,
+        "test_sum",
+        "sum-one",
+        REVIEWED,
+        "",
+    )
+
+
+def test_the_marker_is_left_out_of_the_code_fingerprint(tmp_path: Path) -> None:
+    """Its stamp and session change no fingerprint; the property's body does."""
+    marked = 'import pytest\n\n\n@pytest.mark.docpact_claim("a")\ndef test_a():\n    assert 1\n'
+    codes = []
+    for name, source in [
+        ("plain", marked),
+        ("stamped", marked.replace('("a")', f'("a", reviewed="{REVIEWED}", session="s")')),
+        ("changed", marked.replace("assert 1", "assert 2")),
+    ]:
+        (tmp_path / name).mkdir()
+        [binding] = bindings(tmp_path / name, source)
+        codes.append(binding.code)
+    assert codes[0] == codes[1] != codes[2]
+
+
+def test_a_marker_with_arguments_that_are_not_literals_is_malformed(tmp_path: Path) -> None:
+    source = (
+        'import pytest\n\nID = "a"\n\n\n@pytest.mark.docpact_claim(ID)\ndef test_a():\n    pass\n'
+    )
+    [binding] = bindings(tmp_path, source)
+    assert (binding.line, binding.claim) == (6, None)
+    assert binding.problem.startswith("the claim decorator of test_a needs string literals")
+
+
+def test_other_markers_bind_nothing(tmp_path: Path) -> None:
+    source = (
+        "import pytest\n\n\n@pytest.mark.claim('a')\n@pytest.docpact_claim('b')\n"
+        "@mark.docpact_claim.other('c')\ndef test_a():\n    pass\n"
+    )
+    assert bindings(tmp_path, source) == []
+
+
+def test_a_method_s_binding_names_its_pytest_node_id(tmp_path: Path) -> None:
+    source = (
+        "import pytest\n\n\nclass TestMass:\n    class TestInner:\n"
+        '        @pytest.mark.docpact_claim("a")\n        def test_a(self):\n            pass\n'
+    )
+    [binding] = bindings(tmp_path, source)
+    assert (binding.function, binding.node) == ("test_a", "TestMass::TestInner::test_a")

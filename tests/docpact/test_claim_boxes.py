@@ -68,7 +68,8 @@ def test_a_paragraph_claim_becomes_a_box_with_its_property_and_session(tmp_path)
         "    A rollout\n"
         "    carries 1.\n\n"
         '    <span class="docpact-claim-check">Checked by `test_one_row` in '
-        "`tests/test_props.py`, run by session `tests`.</span>\n\nAfter.\n"
+        "`tests/test_props.py`, run by `pytest tests/test_props.py::test_one_row`.</span>\n\n"
+        "After.\n"
     )
 
 
@@ -100,7 +101,7 @@ def test_an_indented_claim_keeps_its_indent_and_an_admonition_nests(tmp_path) ->
         "            Body.\n\n"
         "            More.\n\n"
         '        <span class="docpact-claim-check">Checked by `test_one_row` in '
-        "`tests/test_props.py`, run by session `tests`.</span>\n"
+        "`tests/test_props.py`, run by `pytest tests/test_props.py::test_one_row`.</span>\n"
         "- next\n"
     )
 
@@ -244,5 +245,5 @@ def test_a_less_indented_line_of_an_indented_claim_joins_the_box_at_its_indent(t
         "        A rollout\n"
         "        carries 1.\n\n"
         '        <span class="docpact-claim-check">Checked by `test_one_row` in '
-        "`tests/test_props.py`, run by session `tests`.</span>\n"
+        "`tests/test_props.py`, run by `pytest tests/test_props.py::test_one_row`.</span>\n"
     )

@@ -3,11 +3,6 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -24,7 +19,7 @@ PYPROJECT_TEXT = """\
 name = "fixture"
 
 [tool.ruff]
-line-length = 60
+line-length = 100
 
 [[tool.docpact.contract]]
 kind = "claims"
@@ -77,6 +72,8 @@ def tests(session):
 def slow(session):
     pass
 """
+# How `docpact claims` says test_sum, bound with no session, is run.
+SUM_RUN = f"(run by pytest {PROPS}::test_sum)"
 AGAIN = "review the one against the other, then run docpact claims --update"
 
 
@@ -116,8 +113,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ]:
         write(root, path, text)
     monkeypatch.chdir(root)
-    # No ruff here: the tests that spawn it are marked slow and put it back.
-    monkeypatch.setattr(_review, "_ruff", lambda: None)
     return root
 
 
@@ -300,8 +295,9 @@ def test_a_claim_with_two_properties_is_dp013(
     status, out, _ = run(capsys, "claims")
     assert (status, out[0]) == (
         1,
-        f"{PAGE}:3: sum-one: 2 properties: tests/test_more.py:4 test_again (session tests), "
-        f"{PROPS}:7 test_sum (session tests)",
+        f"{PAGE}:3: sum-one: 2 properties: tests/test_more.py:4 test_again (run by pytest "
+        "tests/test_more.py::test_again), "
+        f"{PROPS}:7 test_sum {SUM_RUN}",
     )
 
 
@@ -360,7 +356,7 @@ def test_a_named_session_is_a_session(reviewed: Path, capsys: pytest.CaptureFixt
     assert run(capsys, "check") == (0, [], "")
 
 
-def test_the_contracts_session_is_checked_and_no_noxfile_checks_none(
+def test_the_contracts_session_is_checked_and_without_a_noxfile_refused(
     reviewed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     replace(
@@ -378,7 +374,33 @@ def test_the_contracts_session_is_checked_and_no_noxfile_checks_none(
         ],
     )
     (reviewed / "noxfile.py").unlink()
+    status, out, _ = run(capsys, "check")
+    assert (status, out) == (
+        1,
+        [
+            f"{PROPS}:7: DP014 property test_sum runs in session ci, but the project has no "
+            "readable noxfile.py: drop the session, and pytest runs the property",
+            f"{PROPS}:12: DP014 property test_mean runs in session tests, but the project has "
+            "no readable noxfile.py: drop the session, and pytest runs the property",
+        ],
+    )
+
+
+def test_without_a_session_pytest_runs_the_property_and_no_noxfile_is_needed(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(reviewed, PROPS, 'session="tests", ', "")
+    (reviewed / "noxfile.py").unlink()
     assert run(capsys, "check") == (0, [], "")
+    status, out, _ = run(capsys, "claims")
+    assert (status, out) == (
+        0,
+        [
+            f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum {SUM_RUN}",
+            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (run by pytest "
+            f"{PROPS}::test_mean)",
+        ],
+    )
 
 
 def test_an_unparsable_property_file_is_dp014(
@@ -444,8 +466,8 @@ def test_claims_lists_each_claim_and_its_property(
     assert run(capsys, "claims") == (
         0,
         [
-            f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
-            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+            f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum {SUM_RUN}",
+            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (run by nox -s tests)",
         ],
         "",
     )
@@ -460,8 +482,8 @@ def test_claims_exits_1_and_says_what_changed(
     assert (status, out[:2], err) == (
         1,
         [
-            f"{PAGE}:3: sum-one: text changed: {PROPS}:7 test_sum (session tests)",
-            f"{PAGE}:6: mean-holds: code changed: {PROPS}:12 test_mean (session tests)",
+            f"{PAGE}:3: sum-one: text changed: {PROPS}:7 test_sum {SUM_RUN}",
+            f"{PAGE}:6: mean-holds: code changed: {PROPS}:12 test_mean (run by nox -s tests)",
         ],
         "",
     )
@@ -470,7 +492,7 @@ def test_claims_exits_1_and_says_what_changed(
     status, out, _ = run(capsys, "claims")
     assert (status, out[0]) == (
         1,
-        f"{PAGE}:3: sum-one: text and code changed: {PROPS}:7 test_sum (session tests)",
+        f"{PAGE}:3: sum-one: text and code changed: {PROPS}:7 test_sum {SUM_RUN}",
     )
 
 
@@ -483,8 +505,8 @@ def test_claims_lists_unbound_claims_and_never_reviewed_ones(
         1,
         [
             f"{PAGE}:3: unbound: no property",
-            f"{PAGE}:6: sum-one: never reviewed: {PROPS}:7 test_sum (session tests)",
-            f"{PAGE}:9: mean-holds: never reviewed: {PROPS}:12 test_mean (session tests)",
+            f"{PAGE}:6: sum-one: never reviewed: {PROPS}:7 test_sum {SUM_RUN}",
+            f"{PAGE}:9: mean-holds: never reviewed: {PROPS}:12 test_mean (run by nox -s tests)",
         ],
     )
 
@@ -500,14 +522,13 @@ def test_update_inserts_reviewed_after_the_last_argument(
     assert binding_sum.startswith(f"{sum_one}/")
     assert (status, err) == (0, "")
     assert out == [
-        f"ruff is not installed: {PROPS} written without formatting; run ruff format on it",
         f"{PROPS}:7: re-approved test_sum against claim sum-one ({PAGE}:3): never reviewed -> "
         f"{binding_sum}",
         f"{PROPS}:12: re-approved test_mean against claim mean-holds ({PAGE}:6): never "
         f"reviewed -> {binding_mean}",
         "2 re-approved",
-        f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
-        f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+        f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum {SUM_RUN}",
+        f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (run by nox -s tests)",
     ]
     assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT.replace(
         '@docpact.claim("sum-one")', f'@docpact.claim("sum-one", reviewed="{binding_sum}")'
@@ -527,8 +548,8 @@ def test_update_replaces_an_existing_reviewed_in_place(
         [
             f"{PROPS}:7: re-approved test_sum against claim sum-one ({PAGE}:3): {old} -> {new}",
             "1 re-approved",
-            f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
-            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+            f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum {SUM_RUN}",
+            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (run by nox -s tests)",
         ],
         "",
     )
@@ -559,12 +580,12 @@ def test_update_with_an_id_re_approves_only_that_claim(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out, _ = run(capsys, "claims", "--update", "mean-holds")
-    assert (status, out[2:5]) == (
+    assert (status, out[1:4]) == (
         1,
         [
             "1 re-approved",
-            f"{PAGE}:3: sum-one: never reviewed: {PROPS}:7 test_sum (session tests)",
-            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+            f"{PAGE}:3: sum-one: never reviewed: {PROPS}:7 test_sum {SUM_RUN}",
+            f"{PAGE}:6: mean-holds: reviewed: {PROPS}:12 test_mean (run by nox -s tests)",
         ],
     )
     assert (project / PROPS).read_text(encoding="utf-8").count("reviewed=") == 1
@@ -717,35 +738,6 @@ def test_a_bad_claims_contract_exits_2_naming_its_line_and_key(
     assert run(capsys, "claims") == expected
 
 
-@pytest.mark.slow
-def test_update_leaves_the_file_as_ruff_format_wants_it(
-    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With ruff, the inserted argument is formatted under the project's settings."""
-    monkeypatch.undo()
-    monkeypatch.chdir(project)
-    ruff = _review._ruff()
-    assert ruff is not None
-    assert main(["claims", "--update"]) == 0
-    capsys.readouterr()
-    text = (project / PROPS).read_text(encoding="utf-8")
-    assert '@docpact.claim(\n    "sum-one", reviewed="' in text  # split at 60 columns
-    result = subprocess.run(
-        [ruff, "format", "--check", PROPS],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert (result.returncode, result.stdout) == (0, "1 file already formatted\n")
-    assert run(capsys, "check") == (0, [], "")
-    status, out, _ = run(capsys, "claims")
-    assert (status, out[0]) == (
-        0,
-        f"{PAGE}:3: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
-    )
-
-
 def test_the_repositorys_claims_are_all_bound_and_reviewed(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -866,8 +858,8 @@ def test_claims_prints_the_findings_of_rules_dp012_to_dp014(
         1,
         [
             f"{PAGE}:6: unbound: no property",
-            f"{PAGE}:9: sum-one: reviewed: {PROPS}:7 test_sum (session tests)",
-            f"{PAGE}:12: mean-holds: reviewed: {PROPS}:12 test_mean (session tests)",
+            f"{PAGE}:9: sum-one: reviewed: {PROPS}:7 test_sum {SUM_RUN}",
+            f"{PAGE}:12: mean-holds: reviewed: {PROPS}:12 test_mean (run by nox -s tests)",
             f"{PAGE}:3: DP012 claim ID 'Bad' is not a valid name: lowercase letters and digits "
             "in words joined by single hyphens, starting with a letter (mass-per-rollout)",
             f"{PAGE}:6: DP013 claim unbound has no property: decorate the test that checks it, "
@@ -890,7 +882,7 @@ def test_a_reviewed_value_with_two_slashes_has_its_code_after_the_first(
     status, out, _ = run(capsys, "claims")
     assert (status, out[0]) == (
         1,
-        f"{PAGE}:3: sum-one: code changed: {PROPS}:7 test_sum (session tests)",
+        f"{PAGE}:3: sum-one: code changed: {PROPS}:7 test_sum {SUM_RUN}",
     )
 
 
@@ -915,19 +907,50 @@ def test_update_of_an_id_on_pages_without_claims_says_there_are_none(
     )
 
 
-def test_update_writes_a_file_of_mixed_line_endings_with_newlines(
+def test_claims_on_pages_without_claims_says_there_are_none(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A file whose lines end in both CRLF and LF is written back with LF only."""
-    (project / PROPS).write_bytes(PROPS_TEXT.replace("\n", "\r\n", 1).encode("utf-8"))
+    write(project, PAGE, "# Page\n")
+    write(project, PROPS, "")
+    assert run(capsys, "claims") == (
+        0,
+        [f"no claims on the claims pages ({PAGE}): mark one with <!-- docpact: claim ID -->"],
+        "",
+    )
+
+
+def test_update_keeps_every_other_line_byte_for_byte(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Mixed line endings, a lone CR, a byte-order mark and a form feed stay as they were."""
+    text = PROPS_TEXT.replace("\n", "\r\n", 1).replace(
+        "WEIGHTS = [0.5, 0.5]\n", "WEIGHTS = [0.5, 0.5]\r\x0c\n"
+    )
+    (project / PROPS).write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
     status, out, _ = run(capsys, "claims", "--update")
     [binding_sum, binding_mean] = [
         line.rsplit(" -> ", 1)[1] for line in out if "re-approved " in line
     ]
     assert status == 0
-    assert (project / PROPS).read_bytes().decode("utf-8") == PROPS_TEXT.replace(
+    expected = text.replace(
         '@docpact.claim("sum-one")', f'@docpact.claim("sum-one", reviewed="{binding_sum}")'
     ).replace('session="tests",', f'session="tests", reviewed="{binding_mean}",')
+    assert (project / PROPS).read_bytes() == b"\xef\xbb\xbf" + expected.encode("utf-8")
+    assert run(capsys, "check") == (0, [], "")
+
+
+def test_a_re_approval_of_a_reviewed_binding_keeps_every_line_length(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stamp has a fixed width: only the stamp's characters change."""
+    before = (reviewed / PROPS).read_text(encoding="utf-8")
+    replace(reviewed, PAGE, "always sum to one", "always sum to 1")
+    replace(reviewed, PROPS, "/ 2 == 0.5", "/ 2 == 1 / 2")
+    assert main(["claims", "--update"]) == 0
+    after = (reviewed / PROPS).read_text(encoding="utf-8")
+    assert [len(line) for line in after.splitlines()] == [
+        len(line) for line in before.replace("/ 2 == 0.5", "/ 2 == 1 / 2").splitlines()
+    ]
 
 
 def test_update_rewrites_a_later_binding_after_an_earlier_one_shrinks_by_lines(
@@ -954,15 +977,143 @@ def test_update_rewrites_a_later_binding_after_an_earlier_one_shrinks_by_lines(
 def test_update_of_a_file_that_cannot_be_written_exits_2_naming_it(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refuse(self: Path, *args: object, **kwargs: object) -> int:
-        raise PermissionError(13, "Permission denied", str(self))
+    def refuse(*args: object) -> None:
+        raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "write_text", refuse)
+    monkeypatch.setattr(_review.os, "replace", refuse)
     assert run(capsys, "claims", "--update") == (
         2,
         [],
         f"{PROPS}: error: cannot write the reviewed fingerprints: Permission denied\n",
     )
+    assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT
+    assert sorted(path.name for path in (project / "tests").iterdir()) == ["test_props.py"]
+
+
+def test_update_replaces_the_file_in_one_step_keeping_its_mode(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / PROPS).chmod(0o640)
+    before = (project / PROPS).stat().st_ino
+    assert main(["claims", "--update"]) == 0
+    after = (project / PROPS).stat()
+    assert (after.st_ino != before, after.st_mode & 0o777) == (True, 0o640)
+    assert sorted(path.name for path in (project / "tests").iterdir()) == ["test_props.py"]
+
+
+def test_a_stamp_that_would_overflow_the_line_is_refused_with_the_line_to_add(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(project, "pyproject.toml", "line-length = 100", "line-length = 60")
+    status, out, err = run(capsys, "claims", "--update")
+    stamp = err.split('reviewed="')[1].split('"')[0]
+    assert (status, out) == (2, [])
+    assert err == (
+        f'{PROPS}:7: error: writing reviewed="{stamp}" would make line 7 63 characters long, '
+        "over the line length 60, so nothing was written: add "
+        f'`reviewed="{stamp}",` on a line of its own inside the parentheses of test_sum\'s '
+        "binding (that is the review)\n"
+    )
+    assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT
+    replace(
+        project,
+        PROPS,
+        '@docpact.claim("sum-one")',
+        f'@docpact.claim(\n    "sum-one",\n    reviewed="{stamp}",\n)',
+    )
+    capsys.readouterr()
+    status, out, _ = run(capsys, "claims", "--update")  # the other one fits
+    assert (status, out[1]) == (0, "1 re-approved")
+
+
+@pytest.mark.parametrize(
+    ("pyproject", "length"),
+    [
+        ("[tool.ruff]\nline-length = 79\n", 79),
+        ("[tool.black]\nline-length = 120\n", 120),
+        ("[tool.ruff]\nline-length = 99\n[tool.black]\nline-length = 120\n", 99),
+        ("[tool.ruff]\nline-length = true\n", 88),
+        ("[project]\nname = 'x'\n", 88),
+        ("not toml [", 88),
+    ],
+)
+def test_the_line_length_is_ruffs_else_blacks_else_88(
+    tmp_path: Path, pyproject: str, length: int
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    assert _review.line_length(tmp_path / "pyproject.toml") == length
+
+
+ODD_BINDINGS = {
+    "a parenthesized ID": (
+        '@docpact.claim(("sum-one"))',
+        '@docpact.claim(("sum-one"), reviewed="{}")',
+    ),
+    "a parenthesized session": (
+        '@docpact.claim("sum-one", session=("tests"))',
+        '@docpact.claim("sum-one", session=("tests"), reviewed="{}")',
+    ),
+    "a trailing comma": ('@docpact.claim("sum-one",)', '@docpact.claim("sum-one", reviewed="{}",)'),
+    "a comment before the parenthesis": (
+        '@docpact.claim(\n    "sum-one"  # the one\n)',
+        '@docpact.claim(\n    "sum-one", reviewed="{}"  # the one\n)',
+    ),
+    "the marker": (
+        '@pytest.mark.docpact_claim("sum-one")',
+        '@pytest.mark.docpact_claim("sum-one", reviewed="{}")',
+    ),
+}
+
+
+@pytest.mark.parametrize(("written", "expected"), ODD_BINDINGS.values(), ids=ODD_BINDINGS.keys())
+def test_update_adds_the_stamp_where_the_call_keeps_parsing(
+    project: Path, capsys: pytest.CaptureFixture[str], written: str, expected: str
+) -> None:
+    text = "import pytest\n" + PROPS_TEXT.replace('@docpact.claim("sum-one")', written)
+    write(project, PROPS, text)
+    status, out, _ = run(capsys, "claims", "--update", "sum-one")
+    stamp = next(line.rsplit(" -> ", 1)[1] for line in out if "re-approved " in line)
+    assert status == 1  # mean-holds stays never reviewed
+    assert (project / PROPS).read_text(encoding="utf-8") == text.replace(
+        written, expected.format(stamp)
+    )
+
+
+def test_a_rewrite_that_would_not_parse_is_refused_and_nothing_is_written(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last guard: whatever the edit made, a text that does not parse is not written."""
+    split_properties(project)
+    edited = _review._edited
+
+    def broken(lines: list[str], review: object, path: str, limit: int) -> list[str]:
+        lines = edited(lines, review, path, limit)  # type: ignore[arg-type]
+        return [line.replace("reviewed=", "reviewed=(") for line in lines]
+
+    monkeypatch.setattr(_review, "_edited", broken)
+    status, out, err = run(capsys, "claims", "--update")
+    assert (status, out) == (2, [])
+    assert err.startswith(
+        "tests/test_mean.py: error: writing the reviews would leave a file that does not parse ("
+    )
+    assert err.endswith("), so nothing was written: set reviewed= by hand\n")
+    assert (project / PROPS).read_text(encoding="utf-8").count("reviewed=") == 0
+
+
+def test_a_rewrite_whose_binding_would_lose_its_stamp_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    edited = _review._edited
+
+    def wrong(lines: list[str], review: object, path: str, limit: int) -> list[str]:
+        lines = edited(lines, review, path, limit)  # type: ignore[arg-type]
+        return [line.replace('reviewed="', 'reviewed="0') for line in lines]
+
+    monkeypatch.setattr(_review, "_edited", wrong)
+    status, _, err = run(capsys, "claims", "--update")
+    assert status == 2
+    assert err.startswith(f"{PROPS}:7: error: the rewritten binding of test_sum would not hold")
+    assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT
 
 
 def split_properties(root: Path) -> None:
@@ -970,92 +1121,3 @@ def split_properties(root: Path) -> None:
     sum_only, _, mean = PROPS_TEXT.partition("\n\n\n@docpact.claim(\n")
     write(root, PROPS, sum_only + "\n")
     write(root, "tests/test_mean.py", "import docpact\n\n\n@docpact.claim(\n" + mean)
-
-
-def fake_ruff(tmp_path: Path, *, fails: bool) -> tuple[str, Path]:
-    """An executable standing in for ruff that logs its folder and arguments as JSON lines."""
-    log = tmp_path / "ruff.log"
-    script = tmp_path / "bin" / "ruff"
-    script.parent.mkdir()
-    script.write_text(
-        f"#!{sys.executable}\nimport json, os, sys\n"
-        f"with open({str(log)!r}, 'a') as f:\n"
-        "    f.write(json.dumps([os.getcwd(), sys.argv[1:]]) + '\\n')\n"
-        + ("sys.stderr.write('  boom  \\n')\nsys.exit(1)\n" if fails else ""),
-        encoding="utf-8",
-    )
-    script.chmod(0o755)
-    return str(script), log
-
-
-def test_update_runs_ruff_format_quietly_in_the_project_root_on_the_files_written(
-    project: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    ruff, log = fake_ruff(tmp_path, fails=False)
-    monkeypatch.setattr(_review, "_ruff", lambda: ruff)
-    monkeypatch.chdir(tmp_path)
-    pyproject = str(project / "pyproject.toml")
-    status, out, err = run(capsys, "claims", "--update", "--pyproject", pyproject)
-    assert (status, out[2], err) == (0, "2 re-approved", "")
-    assert log.read_text(encoding="utf-8").splitlines() == [
-        json.dumps([str(project), ["format", "--quiet", PROPS]])
-    ]
-
-
-def test_update_exits_2_when_ruff_format_fails_naming_the_files(
-    project: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    split_properties(project)
-    ruff, log = fake_ruff(tmp_path, fails=True)
-    monkeypatch.setattr(_review, "_ruff", lambda: ruff)
-    assert run(capsys, "claims", "--update") == (
-        2,
-        [],
-        f"tests/test_mean.py, {PROPS}: error: ruff format failed: boom\n",
-    )
-    assert log.read_text(encoding="utf-8").splitlines() == [
-        json.dumps([str(project), ["format", "--quiet", "tests/test_mean.py", PROPS]])
-    ]
-
-
-def test_update_without_ruff_names_every_file_left_unformatted(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    split_properties(project)
-    status, out, _ = run(capsys, "claims", "--update")
-    assert (status, out[0]) == (
-        0,
-        f"ruff is not installed: tests/test_mean.py, {PROPS} written without formatting; run "
-        "ruff format on it",
-    )
-
-
-def test_ruff_is_looked_up_on_the_path_without_the_ruff_package(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setitem(sys.modules, "ruff.__main__", None)
-    monkeypatch.setattr(shutil, "which", lambda name: f"/path/{name}")
-    assert _review._ruff() == "/path/ruff"
-
-
-def test_ruff_is_the_packages_binary_else_looked_up_on_the_path(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """`ruff.__main__.find_ruff_bin` names the binary; when it finds none, the PATH does."""
-    package = types.ModuleType("ruff.__main__")
-    package.find_ruff_bin = lambda: Path("/venv/bin/ruff")  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ruff.__main__", package)
-    monkeypatch.setattr(shutil, "which", lambda name: f"/path/{name}")
-    assert _review._ruff() == "/venv/bin/ruff"
-
-    def missing() -> Path:
-        raise FileNotFoundError
-
-    package.find_ruff_bin = missing  # type: ignore[attr-defined]
-    assert _review._ruff() == "/path/ruff"

@@ -54,8 +54,13 @@ class Analysis:
         return [b for b in self.bindings if b.claim == claim_id]
 
     def session(self, binding: Binding) -> str:
-        """The session a binding runs in: its own, else the contract's."""
+        """The nox session a binding runs in: its own, else the contract's; empty for none."""
         return binding.session or self.contract.session
+
+    def command(self, binding: Binding) -> str:
+        """The command that runs a binding's property: its nox session, else pytest on it."""
+        session = self.session(binding)
+        return f"nox -s {session}" if session else f"pytest {binding.path}::{binding.node}"
 
 
 def claims_analysis(subject: Subject) -> Analysis:

@@ -64,7 +64,7 @@ def add_command(
     claims.add_argument(
         "--update",
         action="store_true",
-        help="rewrite the reviewed= fingerprints of the properties, formatted with ruff",
+        help="rewrite the reviewed= fingerprints of the properties, and nothing else",
     )
     return functools.partial(_claims, kind=kind)
 
@@ -98,10 +98,15 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
             )
         logger.warning("%d re-approved", len(found))
     analysis = analyse(contract, config)  # again: --update rewrote the test files
+    if not analysis.claims:
+        logger.info(
+            "no claims on the claims pages (%s): mark one with <!-- docpact: claim ID -->",
+            ", ".join(contract.pages),
+        )
     for page, block in analysis.claims:
         bound = analysis.bound(block.argument)
         checked = ", ".join(
-            f"{b.path}:{b.line} {b.function} (session {analysis.session(b)})" for b in bound
+            f"{b.path}:{b.line} {b.function} (run by {analysis.command(b)})" for b in bound
         )
         line = f"{page}:{block.line}: {block.argument}: {_claim_status(block, bound)}"
         if checked:

@@ -35,16 +35,18 @@ class ClaimsContract(Contract):
     Attributes:
         pages: The docs pages whose claims and claim words are checked, relative to the
             project root.
-        properties: The test files and folders searched for `@docpact.claim` bindings.
+        properties: The test files and folders searched for bindings (`@docpact.claim`
+            or the `docpact_claim` marker).
         words: The claim words (`word*` matches longer words too).
-        session: The nox session of a binding that names none.
+        session: The nox session of a binding that names none; empty when the properties
+            run under plain pytest.
     """
 
     kind: str = "claims"
     pages: tuple[str, ...] = ()
     properties: tuple[str, ...] = ()
     words: tuple[str, ...] = DEFAULT_WORDS
-    session: str = "tests"
+    session: str = ""
 
 
 def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
@@ -61,8 +63,8 @@ def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
             f"match longer words too, got {words!r}"
         )
         raise ValueError(msg)
-    session = entry.get("session", "tests")
-    if not isinstance(session, str) or not SESSION.fullmatch(session):
+    session = entry.get("session", "")
+    if "session" in entry and (not isinstance(session, str) or not SESSION.fullmatch(session)):
         msg = f"{key}.session must be a nox session name, got {session!r}"
         raise ValueError(msg)
     return ClaimsContract(pages=pages, properties=properties, words=tuple(words), session=session)

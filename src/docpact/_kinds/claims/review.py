@@ -2,30 +2,44 @@
 """Re-approval: `docpact claims --update` writes each property's reviewed fingerprints.
 
 As a snapshot tool's update does, it rewrites what the checks compare against, here the
-`reviewed="TEXT/CODE"` argument of each `@docpact.claim` decorator, in place. A decorator
-without one gets it after its last argument; a file written with one kind of line ending
-keeps it. A file whose text changed length is then formatted with ruff, when ruff is
-installed, so that it stays as ruff wants it.
+`reviewed="TEXT/CODE"` string of each binding, in place, and nothing else: every other line
+of the file stays byte for byte as it was, its line endings and byte-order mark included. A
+stamp has a fixed width, so re-approving a reviewed binding never changes a line's length.
+A binding without `reviewed=` gets one after its last argument; where that would make the
+line longer than the project's line length (`line-length` of `[tool.ruff]`, else of
+`[tool.black]`, else 88), the update is refused with the line to add by hand. Each file's new
+text is parsed, and its bindings read again, before it atomically replaces the old one; if
+any file fails that, nothing is written.
 """
 
 from __future__ import annotations
 
-import logging
-import shutil
-import subprocess
+import ast
+import codecs
+import os
+import re
+import tempfile
+import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._model.errors import DocpactError
-from docpact._readers.python.properties import source_lines
+from docpact._readers.python.properties import read_text_bindings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from docpact._kinds.claims.analysis import Analysis
     from docpact._model.config import Config
     from docpact._readers.python.properties import Binding
 
-__all__ = ["Review", "reviews", "write_reviews"]
+__all__ = ["DEFAULT_LINE_LENGTH", "Review", "reviews", "write_reviews"]
+
+DEFAULT_LINE_LENGTH = 88
+"""The line length without a `[tool.ruff]` or `[tool.black]` one: both tools' default."""
+
+# A line with its break, as Python's tokenizer numbers lines: `\r\n`, `\r` or `\n`.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 @dataclass(frozen=True)
@@ -80,7 +94,9 @@ def reviews(analysis: Analysis, ids: tuple[str, ...] = ()) -> list[Review]:
 
 
 def write_reviews(config: Config, found: list[Review]) -> list[str]:
-    """Write the new fingerprints into the test files, then format what changed length.
+    """Write the new fingerprints into the test files, each replaced atomically.
+
+    Every file's new text is made and checked first; only then is any file written.
 
     Args:
         config: The project's configuration.
@@ -90,69 +106,119 @@ def write_reviews(config: Config, found: list[Review]) -> list[str]:
         The files written, relative to the project root.
 
     Raises:
-        DocpactError: When a file cannot be read or written, or ruff fails on it.
+        DocpactError: When a file cannot be read or written, a line would grow past the line
+            length, or a new text would not parse or not hold its stamps; the message
+            names the file and line, and nothing is written.
     """
     by_file: dict[str, list[Review]] = {}
     for review in found:
         by_file.setdefault(review.binding.path, []).append(review)
-    reformat = []
-    for path, edits in by_file.items():
-        file = config.root / path
-        try:
-            with file.open(encoding="utf-8") as stream:
-                text = stream.read()
-                ending = stream.newlines if isinstance(stream.newlines, str) else "\n"
-            lines = source_lines(text)
-            # From the end, so that earlier positions stay where they are.
-            for review in sorted(edits, key=lambda r: r.binding.span, reverse=True):
-                lines = _edited(lines, review)
-            written = "".join(lines)
-            file.write_text(written, encoding="utf-8", newline=ending)
-        except OSError as error:
-            msg = f"{path}: error: cannot write the reviewed fingerprints: {error.strerror}"
-            raise DocpactError(msg) from None
-        if len(written) != len(text):
-            reformat.append(path)
-    if reformat:
-        _format(config.root, reformat)
-    return list(by_file)
+    limit = line_length(config.pyproject)
+    texts = {
+        path: _rewritten(config.root / path, path, edits, limit) for path, edits in by_file.items()
+    }
+    for path, data in texts.items():
+        _replace(config.root / path, data, path)
+    return list(texts)
 
 
-def _edited(lines: list[str], review: Review) -> list[str]:
+def line_length(pyproject: Path) -> int:
+    """The project's line length: `[tool.ruff]`'s, else `[tool.black]`'s, else 88."""
+    try:
+        tools = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return DEFAULT_LINE_LENGTH  # load_config read it; a file changed since is no reason
+    for tool in ("ruff", "black"):
+        value = tools.get(tool, {}).get("line-length") if isinstance(tools, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return DEFAULT_LINE_LENGTH
+
+
+def _rewritten(file: Path, path: str, edits: list[Review], limit: int) -> bytes:
+    """A file's bytes with the new stamps, checked to parse and to hold every stamp."""
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        msg = f"{path}: error: cannot read the file to write its reviews: {error.strerror}"
+        raise DocpactError(msg) from None
+    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+    try:
+        text = data[len(bom) :].decode("utf-8")
+    except UnicodeDecodeError:
+        msg = f"{path}: error: cannot write its reviews: the file is not UTF-8 text"
+        raise DocpactError(msg) from None
+    lines = _LINE.findall(text)
+    # From the end, so that earlier positions stay where they are.
+    for review in sorted(edits, key=lambda r: r.binding.span, reverse=True):
+        lines = _edited(lines, review, path, limit)
+    written = "".join(lines)
+    _check(written, path, edits)
+    return bom + written.encode("utf-8")
+
+
+def _edited(lines: list[str], review: Review, path: str, limit: int) -> list[str]:
     start_line, start, end_line, end = review.binding.span
     literal = f'"{review.new}"'
+    first, last = lines[start_line - 1], lines[end_line - 1]
     if review.binding.has_reviewed:
-        head = lines[start_line - 1][:start]
-        tail = lines[end_line - 1][end:]
-        return [*lines[: start_line - 1], head + literal + tail, *lines[end_line:]]
-    line = lines[end_line - 1]
-    edited = f"{line[:end]}, reviewed={literal}{line[end:]}"
-    return [*lines[: end_line - 1], edited, *lines[end_line:]]
-
-
-def _format(root: Path, paths: list[str]) -> None:
-    """Format files with ruff, if it is installed, under the project's ruff settings."""
-    ruff = _ruff()
-    if ruff is None:
-        logging.getLogger("docpact").warning(
-            "ruff is not installed: %s written without formatting; run ruff format on it",
-            ", ".join(paths),
+        edited = first[:start] + literal + last[end:]
+    elif first[:start].endswith(","):  # after a trailing comma, and one after it again
+        edited = f"{first[:start]} reviewed={literal},{first[start:]}"
+    else:
+        edited = f"{first[:start]}, reviewed={literal}{first[start:]}"
+    old, new = _width(first if start_line == end_line else ""), _width(edited)
+    if new > limit and new > old:
+        msg = (
+            f"{path}:{start_line}: error: writing reviewed={literal} would make line "
+            f"{start_line} {new} characters long, over the line length {limit}, so nothing "
+            f"was written: add `reviewed={literal},` on a line of its own inside the "
+            f"parentheses of {review.binding.function}'s binding (that is the review)"
         )
-        return
-    result = subprocess.run(
-        [ruff, "format", "--quiet", *paths], cwd=root, capture_output=True, text=True, check=False
-    )
-    if result.returncode != 0:
-        msg = f"{', '.join(paths)}: error: ruff format failed: {result.stderr.strip()}"
         raise DocpactError(msg)
+    return [*lines[: start_line - 1], edited, *lines[end_line:]]
 
 
-def _ruff() -> str | None:
+def _width(line: str) -> int:
+    return len(line.rstrip("\r\n"))
+
+
+def _check(written: str, path: str, edits: list[Review]) -> None:
+    """Refuse a new text that does not parse, or whose bindings lack their new stamps."""
     try:
-        from ruff.__main__ import find_ruff_bin
-    except ImportError:
-        return shutil.which("ruff")
+        ast.parse(written, filename=path)
+    except (SyntaxError, ValueError) as error:
+        msg = (
+            f"{path}: error: writing the reviews would leave a file that does not parse "
+            f"({error.args[0]}), so nothing was written: set reviewed= by hand"
+        )
+        raise DocpactError(msg) from None
+    # By claim and node id: an edit that joins a stamp's lines moves the bindings after it.
+    stamps = {(b.claim, b.node): b.reviewed for b in read_text_bindings(written, path)}
+    for review in edits:
+        binding = review.binding
+        if stamps.get((binding.claim, binding.node)) != review.new:
+            msg = (
+                f"{path}:{binding.line}: error: the rewritten binding of {binding.function} "
+                f'would not hold reviewed="{review.new}", so nothing was written: set it by '
+                "hand"
+            )
+            raise DocpactError(msg)
+
+
+def _replace(file: Path, data: bytes, path: str) -> None:
+    """Replace a file with new bytes in one step, keeping its permissions."""
     try:
-        return str(find_ruff_bin())
-    except FileNotFoundError:
-        return shutil.which("ruff")
+        mode = file.stat().st_mode
+        handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(temporary, mode)
+            os.replace(temporary, file)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as error:
+        msg = f"{path}: error: cannot write the reviewed fingerprints: {error.strerror}"
+        raise DocpactError(msg) from None

@@ -83,7 +83,13 @@ def _bound_to_claims(subject: Subject) -> list[tuple[str, int, str]]:
             )
             findings.append((binding.path, binding.line, message))
         session = analysis.session(binding)
-        if analysis.sessions is not None and session not in analysis.sessions:
+        if session and analysis.sessions is None:
+            message = (
+                f"property {binding.function} runs in session {session}, but the project has "
+                "no readable noxfile.py: drop the session, and pytest runs the property"
+            )
+            findings.append((binding.path, binding.line, message))
+        elif session and analysis.sessions is not None and session not in analysis.sessions:
             message = (
                 f"property {binding.function} runs in session {session}, which noxfile.py "
                 f"does not define (it has {', '.join(sorted(analysis.sessions)) or 'none'})"

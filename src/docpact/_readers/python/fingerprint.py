@@ -16,19 +16,32 @@ import ast
 import hashlib
 from pathlib import Path
 
-__all__ = ["code_fingerprint", "is_claim"]
+__all__ = ["MARKER", "code_fingerprint", "is_claim"]
+
+MARKER = "docpact_claim"
+"""The pytest marker that binds a property without importing docpact:
+`@pytest.mark.docpact_claim("ID")`, registered in the project's own pytest configuration."""
 
 
 def is_claim(node: ast.expr, functions: set[str], modules: set[str]) -> bool:
-    """Whether a decorator expression names docpact's `claim`, under the module's imports."""
+    """Whether a decorator expression binds a claim.
+
+    That is docpact's `claim` under the module's imports (`functions` are the names it is
+    imported as, `modules` those of `docpact`), or the marker, as `pytest.mark.docpact_claim`
+    or, after `from pytest import mark`, `mark.docpact_claim`.
+    """
     if isinstance(node, ast.Name):
         return node.id in functions
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == "claim"
-        and isinstance(node.value, ast.Name)
-        and node.value.id in modules
-    )
+    if not isinstance(node, ast.Attribute):
+        return False
+    if node.attr == MARKER:
+        mark = node.value
+        return (isinstance(mark, ast.Name) and mark.id == "mark") or (
+            isinstance(mark, ast.Attribute)
+            and mark.attr == "mark"
+            and isinstance(mark.value, ast.Name)
+        )
+    return node.attr == "claim" and isinstance(node.value, ast.Name) and node.value.id in modules
 
 
 def code_fingerprint(

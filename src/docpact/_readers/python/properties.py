@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 """Properties bound to claims: the bindings of `docpact.claim`, read without importing.
 
-A property is a test function decorated with `docpact.claim("ID", ...)`. docpact reads the
-decorator from the test file's syntax tree, as it reads code through griffe: the tests are
-never imported, so `docpact check` runs without their dependencies (torch, hypothesis).
+A property is a test function decorated with `docpact.claim("ID", ...)`, or marked with
+`pytest.mark.docpact_claim("ID", ...)`, which needs no docpact where the tests run: the
+project registers the marker in its own pytest configuration. docpact reads the decorator
+from the test file's syntax tree, as it reads code through griffe: the tests are never
+imported, so `docpact check` runs without their dependencies (torch, hypothesis).
 The decorator's `reviewed` argument is `TEXT/CODE`: the fingerprint of the claim's
 normalized text and that of the property's code, as they stood when someone last reviewed
 the one against the other. The code's fingerprint is
@@ -15,18 +17,27 @@ from __future__ import annotations
 import ast
 import io
 import re
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._model.findings import cannot_read
 from docpact._readers.markdown.claims import CLAIM_ID
-from docpact._readers.python.fingerprint import code_fingerprint, is_claim
+from docpact._readers.python.fingerprint import MARKER, code_fingerprint, is_claim
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["REVIEWED", "SESSION", "Binding", "read_bindings", "sessions", "source_lines"]
+__all__ = [
+    "REVIEWED",
+    "SESSION",
+    "Binding",
+    "read_bindings",
+    "read_text_bindings",
+    "sessions",
+    "source_lines",
+]
 
 REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}")
 """A review stamp: the fingerprints of a claim's text and of its property's code."""
@@ -37,7 +48,7 @@ SESSION = re.compile(r"[\w.\-+]+")
 
 @dataclass(frozen=True)
 class Binding:
-    """One `@claim(...)` decorator, as read from its test file.
+    """One `@claim(...)` decorator or `docpact_claim` marker, as read from its test file.
 
     Attributes:
         path: The test file, relative to the project root, with forward slashes.
@@ -49,8 +60,11 @@ class Binding:
         code: The fingerprint of the property's code now.
         problem: What is malformed in the decorator, or empty.
         span: Where `reviewed`'s string is in the file (start and end, as 1-based line and
-            0-based character column), or, when it is absent, the end of the last argument.
+            0-based character column), or, when it is absent, where one is added: after the
+            last argument, a parenthesis around it, or a trailing comma.
         has_reviewed: Whether the decorator passes `reviewed`.
+        node: The property's pytest node id after its path: the function's name, or
+            `Class::name` for a method.
     """
 
     path: str
@@ -63,6 +77,7 @@ class Binding:
     problem: str = ""
     span: tuple[int, int, int, int] = (0, 0, 0, 0)
     has_reviewed: bool = False
+    node: str = ""
 
 
 def read_bindings(
@@ -105,6 +120,23 @@ def read_bindings(
     return bindings, problems
 
 
+def read_text_bindings(text: str, where: str) -> list[Binding]:
+    """The bindings of one file's text, read as `read_bindings` reads a file's.
+
+    Args:
+        text: The file's text, whatever its line breaks.
+        where: Its path relative to the project root.
+
+    Returns:
+        The bindings; their code fingerprints follow no imports of other files.
+
+    Raises:
+        SyntaxError: When the text does not parse.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a file is read
+    return _bindings(ast.parse(text, filename=where), where, text)
+
+
 def _python_files(root: Path, paths: tuple[str, ...]) -> Iterator[Path | str]:
     """The Python files under `paths`, each once; a path that does not exist, as its name.
 
@@ -144,9 +176,10 @@ def _bindings(
     tree: ast.Module, where: str, text: str, path: Path | None = None, local: tuple[Path, ...] = ()
 ) -> list[Binding]:
     functions, modules = _aliases(tree)
-    if not functions and not modules:
+    if not functions and not modules and MARKER not in text:
         return []
     lines = source_lines(text)
+    node_ids = _node_ids(tree)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -185,8 +218,24 @@ def _bindings(
                     )
                     found[-1] = Binding(where, decorator.lineno, node.name, None, problem=problem)
                     continue
-                found[-1] = Binding(**{**binding.__dict__, "code": code})
+                node_id = node_ids.get(id(node), node.name)
+                found[-1] = Binding(**{**binding.__dict__, "code": code, "node": node_id})
     return sorted(found, key=lambda b: b.line)
+
+
+def _node_ids(tree: ast.Module) -> dict[int, str]:
+    """The pytest node id, after the path, of each function of a module or its classes."""
+    ids: dict[int, str] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for item in body:
+            if isinstance(item, ast.ClassDef):
+                visit(item.body, f"{prefix}{item.name}::")
+            elif isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                ids[id(item)] = prefix + item.name
+
+    visit(tree.body, "")
+    return ids
 
 
 def _binding(
@@ -212,15 +261,16 @@ def _binding(
     if session and SESSION.fullmatch(session) is None:
         return bad(f"the claim decorator of {node.name} names session {session!r}, not a name")
     reviewed = values.get("reviewed")
-    # `reviewed`'s string is rewritten in place; without one, it goes after the last argument.
-    last = decorator.keywords[-1].value if decorator.keywords else decorator.args[0]
-    target = last if reviewed is None else reviewed
-    span = (
-        target.lineno,
-        _column(lines, target.lineno, target.col_offset),
-        target.end_lineno or target.lineno,
-        _column(lines, target.end_lineno or target.lineno, target.end_col_offset or 0),
-    )
+    if reviewed is not None:  # its string is rewritten in place
+        span = (
+            reviewed.lineno,
+            _column(lines, reviewed.lineno, reviewed.col_offset),
+            reviewed.end_lineno or reviewed.lineno,
+            _column(lines, reviewed.end_lineno or reviewed.lineno, reviewed.end_col_offset or 0),
+        )
+    else:  # one goes after the last argument, its parentheses and any trailing comma
+        line, column = _after_last_argument(decorator, lines)
+        span = (line, column, line, column)
     return Binding(
         where,
         decorator.lineno,
@@ -231,6 +281,34 @@ def _binding(
         span=span,
         has_reviewed=reviewed is not None,
     )
+
+
+def _after_last_argument(call: ast.Call, lines: list[str]) -> tuple[int, int]:
+    """Where an argument is added to a call: after the last token before its `)`.
+
+    That token closes the last argument, a parenthesis around it, or is a trailing comma;
+    comments and line breaks before the `)` are left where they are. Returns the 1-based
+    line and the 0-based character column.
+    """
+    first, last = call.lineno, call.end_lineno or call.lineno
+    start = _column(lines, first, call.col_offset)
+    end = _column(lines, last, call.end_col_offset or 0)
+    segment = [*lines[first - 1 : last]]
+    segment[-1] = segment[-1][:end]
+    segment[0] = segment[0][start:]
+    tokens = [
+        token
+        for token in tokenize.generate_tokens(io.StringIO("".join(segment)).readline)
+        if token.type not in _NOT_CODE
+    ]
+    row, column = tokens[-2].end  # the last token is the call's `)`
+    return first + row - 1, column + (start if row == 1 else 0)
+
+
+_NOT_CODE = frozenset(
+    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT}
+    | {tokenize.DEDENT}
+)
 
 
 def source_lines(text: str) -> list[str]:
