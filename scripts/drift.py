@@ -41,6 +41,8 @@ CHECKS = {
         *(f"--ignore={path}" for path in NOT_UNIT),
     ],
     "mkdocs": ["-m", "mkdocs", "build", "--strict", "--site-dir", "_drift_site"],
+    # The strict build as CI scripts often run it, quiet: a finding must fail it all the same.
+    "mkdocs-quiet": ["-m", "mkdocs", "build", "--strict", "-q", "--site-dir", "_drift_site"],
     # The properties bound to the pages' claims (@docpact.claim), each run to its end, so
     # that the table shows every claim whose property a drift breaks.
     "properties": [],
@@ -57,7 +59,9 @@ CHECKS = {
 }
 # Checks that run only on the clean copy and on the drifts that expect them: each repeats
 # tests another check runs, or needs an environment of its own, and takes long.
-ON_REQUEST = ("properties", "verl")
+ON_REQUEST = ("properties", "verl", "mkdocs-quiet")
+# The checks of a drift with a `root`, a fixture project: run inside it, with the copy's docpact.
+ROOT_CHECKS = ("docpact", "mkdocs", "mkdocs-quiet")
 VERL_PYTHON = ROOT / ".nox" / "verl" / ("Scripts" if sys.platform == "win32" else "bin") / "python"
 
 
@@ -67,12 +71,18 @@ class DriftError(Exception):
 
 @dataclass(frozen=True)
 class Drift:
-    """One catalogued drift: its name, the checks and properties that must catch it, its edits."""
+    """One catalogued drift: its name, the checks and properties that must catch it, its edits.
+
+    A drift with a `root` is made in that fixture project of the repository, whose files its
+    edits name relative to it (they are stored relative to the repository), and is checked
+    there by the `ROOT_CHECKS`.
+    """
 
     name: str
     expect: tuple[str, ...]
     edits: tuple[dict[str, str], ...]
     properties: tuple[str, ...] = ()
+    root: str = ""
 
 
 def get_parser() -> argparse.ArgumentParser:
@@ -112,9 +122,14 @@ def load_catalogue(path: Path) -> list[Drift]:
         if properties and "properties" not in entry["expect"]:
             msg = f"{path}: drift {index} lists properties but does not expect 'properties'"
             raise DriftError(msg)
-        drifts.append(
-            Drift(entry["name"], tuple(entry["expect"]), tuple(entry["edits"]), tuple(properties))
+        root = entry.get("root", "")
+        if root and (not isinstance(root, str) or not set(entry["expect"]) <= set(ROOT_CHECKS)):
+            msg = f"{path}: drift {index} in root {root!r} can expect only {list(ROOT_CHECKS)}"
+            raise DriftError(msg)
+        edits = tuple(
+            {**edit, "file": f"{root}/{edit['file']}"} if root else edit for edit in entry["edits"]
         )
+        drifts.append(Drift(entry["name"], tuple(entry["expect"]), edits, tuple(properties), root))
     return drifts
 
 
@@ -213,12 +228,13 @@ def run_properties(tree: Path, env: dict[str, str]) -> tuple[str | None, set[str
 
 
 def run_checks(
-    tree: Path, requested: tuple[str, ...] = ON_REQUEST
+    tree: Path, requested: tuple[str, ...] = ON_REQUEST, root: str = ""
 ) -> tuple[dict[str, str], set[str], float]:
     """Run every check in `tree`, of the `ON_REQUEST` ones only those `requested`.
 
     The properties run again what `unit-tests` runs, to their end, and the verl check
     starts verl's workers: only the clean copy and the drifts that expect them need them.
+    With a `root`, the `ROOT_CHECKS` run in that fixture project of the tree instead.
 
     Returns:
         Each failing check's evidence, the claims whose property failed, and the seconds
@@ -229,7 +245,9 @@ def run_checks(
     env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
     start, failed, claims = time.perf_counter(), {}, set()
     for name, arguments in CHECKS.items():
-        if name in ON_REQUEST and name not in requested:
+        if (root and name not in ROOT_CHECKS) or (
+            not root and name in ON_REQUEST and name not in requested
+        ):
             continue
         if name == "properties":
             found, claims = run_properties(tree, env)
@@ -238,7 +256,7 @@ def run_checks(
             continue
         python = str(VERL_PYTHON) if name == "verl" else sys.executable
         result = subprocess.run(
-            [python, *arguments], cwd=tree, env=env, capture_output=True, check=False
+            [python, *arguments], cwd=tree / root, env=env, capture_output=True, check=False
         )
         if result.returncode != 0:
             failed[name] = evidence(result.stdout.decode() + result.stderr.decode())
@@ -290,13 +308,24 @@ def run(args: argparse.Namespace) -> int:
             apply(drift, tree)
             trees.append(tree)
         # Each copy is checked in its own tree and its own processes, so copies run at once.
+        roots = sorted({drift.root for drift in drifts if drift.root})
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             clean = pool.submit(run_checks, pristine, wanted)
+            clean_roots = [pool.submit(run_checks, pristine, (), root) for root in roots]
             runs = [
-                pool.submit(run_checks, tree, tuple(n for n in ON_REQUEST if n in drift.expect))
+                pool.submit(
+                    run_checks,
+                    tree,
+                    tuple(n for n in ON_REQUEST if n in drift.expect),
+                    drift.root,
+                )
                 for drift, tree in zip(drifts, trees, strict=True)
             ]
             clean_failures, _, seconds = clean.result()
+            for root, future in zip(roots, clean_roots, strict=True):
+                found, _, more = future.result()
+                clean_failures |= {f"{check} in {root}": line for check, line in found.items()}
+                seconds += more
             results = [run.result() for run in runs]
     ok = not clean_failures
     rows = [("(no drift)", "-", ", ".join(clean_failures) or "nothing (clean)", seconds)]

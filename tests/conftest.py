@@ -15,6 +15,8 @@ collect_ignore = [] if find_spec("verl") is not None else ["rolloutnorm/verl_ses
 # The browser tests need Playwright, which only `nox -s site` installs.
 if find_spec("playwright") is None:
     collect_ignore.append("browser")
+# The fixture projects are other projects: their tests run inside them, as their own.
+collect_ignore_glob = ["samples/*/*"]
 
 # The drift runner's profile (`--hypothesis-profile=drift`): a property that fails stops at its
 # first counterexample, neither shrunk nor saved; the runner needs the verdict, not the case.

@@ -8,6 +8,7 @@ install brings no torch is tests/test_distributions.py's check of the same wheel
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +71,18 @@ def test_the_hook_fails_on_a_drift_and_prints_the_finding(project: Path, home: P
     assert "Failed" in result.stdout
     assert f"{DIVIDE}:" in result.stdout
     assert "DP003 no division in ratio._divide.scale_by_rollout" in result.stdout
+
+
+def test_the_quickstarts_rev_is_a_commit_of_this_repository_that_defines_the_hook() -> None:
+    """The README's pre-commit `rev` names a commit of this history, not a tag none carries."""
+    readme = (REPO / "src" / "docpact" / "README.md").read_text(encoding="utf-8")
+    [rev] = re.findall(r"^    rev: ([0-9a-f]{40})$", readme, re.MULTILINE)
+    hooks = subprocess.run(
+        ["git", "show", f"{rev}:.pre-commit-hooks.yaml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "- id: docpact\n" in hooks
+    assert "  entry: docpact check\n" in hooks
