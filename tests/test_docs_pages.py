@@ -34,7 +34,7 @@ COLLECTED = {
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
     "trainer-configuration.md": (20, 79),
-    "verification.md": (16, 63),
+    "verification.md": (18, 63),
     "verl.md": (11, 49),
 }
 # The examples that need verl: skipped with this reason, and this many of them, unless verl

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from docpact._check import check_project
 from docpact._coverage import check_coverage
+from docpact._formats import FORMATS, render
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
 from docpact._registry import CODES, KINDS, all_kinds, codes
@@ -58,9 +59,12 @@ def get_parser(*, registered: bool = False) -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--format",
-        choices=["text", "github"],
+        choices=FORMATS,
         default="text",
-        help="text prints path:line: CODE message; github prints GitHub Actions annotations",
+        help=(
+            "text prints path:line: CODE message; github prints GitHub Actions "
+            "annotations; json prints docpact's JSON document, sarif a SARIF 2.1.0 log"
+        ),
     )
     check.add_argument(
         "--select",
@@ -210,15 +214,15 @@ def _wants_registered(argv: list[str], runs: dict[str, object]) -> bool:
 
 
 def _check(options: argparse.Namespace, config: Config) -> int:
-    """Run `docpact check`: one line per finding."""
+    """Run `docpact check`: one line per finding, or one document of them all."""
     findings = [
         finding
         for finding in check_project(config)
         if (options.select is None or finding.code in options.select)
         and finding.code not in options.ignore
     ]
-    for finding in findings:
-        logger.warning(finding.github() if options.format == "github" else finding)
+    for output in render(findings, options.format):
+        logger.warning(output)
     return 1 if findings else 0
 
 

@@ -7,14 +7,17 @@ declares the entry point, on `sys.path`: as a distribution installed beside docp
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from docpact import CODES
 from docpact.__main__ import main
 from helpers import mkdocs_build
+from samples.drift import copy_project
 
 KIND_MODULE = """
 from __future__ import annotations
@@ -217,6 +220,48 @@ def test_a_broken_registered_kind_exits_2_naming_its_distribution(
     assert out == ""
     assert err.endswith(f"error: argument --select: {error.removeprefix('error: ')}\n")
     assert err.count("error:") == 1
+
+
+@pytest.mark.parametrize("form", ["json", "sarif"])
+def test_a_registered_kinds_rules_are_in_the_documents(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """JSON gives a registered rule's finding its summary; SARIF lists the rule after docpact's."""
+    _install(site, "todo-kind", "todo = todo_kind:TODO\n")
+    pyproject = str(_project(tmp_path))
+    assert main(["check", "--pyproject", pyproject, "--format", form]) == 1
+    document = json.loads(capsys.readouterr().out)
+    if form == "json":
+        assert document["findings"] == [
+            {
+                "code": "XT001",
+                "path": "docs/guide.md",
+                "line": 3,
+                "message": "docs/guide.md still says TODO",
+                "rule": "no listed page says TODO",
+            }
+        ]
+        return
+    driver = document["runs"][0]["tool"]["driver"]
+    assert [rule["id"] for rule in driver["rules"]] == [*CODES, "XT001"]
+    [result] = document["runs"][0]["results"]
+    assert (result["ruleId"], result["ruleIndex"]) == ("XT001", len(CODES))
+
+
+@pytest.mark.parametrize("form", ["json", "sarif"])
+def test_a_broken_registered_kind_fails_a_document_even_of_docpacts_own_kinds(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """Text needs only the kinds of the contracts; a document names every rule, so it exits 2."""
+    _install(site, "broken-kind", "todo = todo_kind:parse\n")
+    pyproject = str(copy_project("contract_project", tmp_path) / "pyproject.toml")
+    assert main(["check", "--pyproject", pyproject]) == 0
+    assert main(["check", "--pyproject", pyproject, "--format", form]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "error: docpact kind entry point todo (todo_kind:parse) of distribution broken-kind "
+        "is a function, not a docpact Kind\n",
+    )
 
 
 KINDS_PROJECT = """
