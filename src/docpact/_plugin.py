@@ -20,6 +20,9 @@ plugins:
   - docpact:
       pyproject: !relative $config_dir/pyproject.toml  # the default
 ```
+
+`mkdocs serve` also watches the `pyproject.toml` and the claims contract's `properties`,
+so the boxes and the findings follow an edit of a contract or a property test.
 """
 
 from __future__ import annotations
@@ -45,7 +48,10 @@ from docpact._readers.markdown.claims import read_page
 from docpact._readers.markdown.prose import page_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.livereload import LiveReloadServer
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
 
@@ -102,6 +108,7 @@ class DocpactPlugin(BasePlugin[_Options]):
         self._analysis: Analysis | None = None
         self._root = Path()
         self._project: Config | None = None
+        self._watched: tuple[Path, ...] = ()
         self.checker: ContractExtension | None = None
 
     def on_config(self, config: MkDocsConfig, **kwargs: Any) -> MkDocsConfig:
@@ -123,6 +130,8 @@ class DocpactPlugin(BasePlugin[_Options]):
         # load_config allows one claims contract: a claim ID names one claim over all pages.
         claims = next((c for c in project.contracts if c.kind == CLAIMS.name), None)
         self._analysis = None if claims is None else analyse(claims, project)
+        properties = () if claims is None else claims.properties
+        self._watched = (Path(pyproject), *(project.root / path for path in properties))
         if claims is not None and "admonition" not in config.markdown_extensions:
             msg = (
                 "the docpact plugin makes claim boxes with the admonition extension; add it "
@@ -131,6 +140,19 @@ class DocpactPlugin(BasePlugin[_Options]):
             raise PluginError(msg)
         config.extra_css.append(STYLESHEET)
         return config
+
+    def on_serve(
+        self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[[], None]
+    ) -> LiveReloadServer:
+        """Watch the `pyproject.toml` and each of the claims contract's `properties` there is.
+
+        MkDocs watches the docs and `mkdocs.yml`; an edit of these rebuilds the site too, so
+        its claim boxes and findings follow a contract or a property test as they change.
+        """
+        for path in self._watched:
+            if path.exists():
+                server.watch(str(path))
+        return server
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Start each build with a checker that has checked nothing yet, the extensions'."""

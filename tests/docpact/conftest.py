@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Every docpact test starts with docpact's caches empty.
 
-docpact caches a page's sections and the parse of an mkdocs.yml. Within one run that is
-what makes it fast; across tests it would let a test pass on what an earlier one cached,
+docpact caches a page's sections and the parse of each mkdocs.yml file. Within one run that
+is what makes it fast; across tests it would let a test pass on what an earlier one cached,
 and `nox -s mutate` forks each mutant's run from a process whose caches the whole suite
 filled, so a mutant in the cached code would never run.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from docpact._readers.markdown.sections import _sections
-from docpact._readers.mkdocs_yml import _parse
+from docpact._readers.mkdocs_load import _parse
 
 
 @pytest.fixture(autouse=True)

@@ -164,6 +164,62 @@ def test_the_pyproject_option_names_another_file(tmp_path) -> None:
     assert plugin._analysis.contract.pages == ("docs/other.md",)
 
 
+class _Server:
+    """A stand-in for MkDocs' LiveReloadServer that records what it is asked to watch."""
+
+    def __init__(self) -> None:
+        self.watched: list[str] = []
+
+    def watch(self, path: str) -> None:
+        self.watched.append(path)
+
+
+def test_serve_watches_the_pyproject_and_each_properties_path_there_is(tmp_path) -> None:
+    """`mkdocs serve` rebuilds on an edit of a contract or a property; a missing path is left."""
+    project = _project(tmp_path)
+    properties = 'properties = ["tests", "checks/test_more.py", "missing"]'
+    pyproject = PYPROJECT.replace('properties = ["tests"]', properties)
+    (project / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    (project / "checks").mkdir()
+    (project / "checks" / "test_more.py").write_text("", encoding="utf-8")
+    plugin, config = _plugin(project)
+    server = _Server()
+    assert plugin.on_serve(server, config=config, builder=lambda: None) is server
+    assert server.watched == [
+        str(project / "pyproject.toml"),
+        str(project / "tests"),
+        str(project / "checks" / "test_more.py"),
+    ]
+
+
+def test_serve_watches_the_named_pyproject_alone_without_its_properties(tmp_path) -> None:
+    """With `pyproject:` elsewhere, its properties lie beside it: none there, none watched."""
+    project = _project(tmp_path / "site")
+    (tmp_path / "elsewhere.toml").write_text(PYPROJECT, encoding="utf-8")
+    plugin, config = _plugin(project, pyproject=str(tmp_path / "elsewhere.toml"))
+    server = _Server()
+    plugin.on_serve(server, config=config, builder=lambda: None)
+    assert server.watched == [str(tmp_path / "elsewhere.toml")]
+
+
+def test_mkdocs_live_reload_server_watches_what_the_plugin_names(tmp_path) -> None:
+    """MkDocs' own server, never started, takes the paths: a file and a folder."""
+    from mkdocs.livereload import LiveReloadServer
+
+    project = _project(tmp_path)
+    plugin, config = _plugin(project)
+    server = LiveReloadServer(lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
+    try:
+        plugin.on_serve(server, config=config, builder=server.builder)
+        # The server keeps a count of the watchers of each path it watches.
+        assert server._watched_paths == {
+            str(project / "pyproject.toml"): 1,
+            str(project / "tests"): 1,
+        }
+    finally:
+        server.server_close()
+
+
 def test_a_strict_build_renders_the_box(tmp_path) -> None:
     """Built by MkDocs in-process, the page holds the box, its title and its check line."""
     from mkdocs.commands.build import build

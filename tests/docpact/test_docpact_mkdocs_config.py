@@ -11,7 +11,8 @@ import pytest
 from docpact import DocpactError
 from docpact._model.config import Headings
 from docpact._readers.markdown.sections import sections
-from docpact._readers.mkdocs_yml import PythonTag, docstring_style, headings, read_mkdocs
+from docpact._readers.mkdocs_load import PythonTag, read_mkdocs
+from docpact._readers.mkdocs_yml import docstring_style, headings
 
 CONFIG = """\
 site_name: !ENV [DOCPACT_TEST_SITE, DOCPACT_TEST_UNSET, "fallback"]

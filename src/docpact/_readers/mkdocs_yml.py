@@ -1,135 +1,24 @@
 # SPDX-License-Identifier: MIT
-"""The settings docpact takes from a project's `mkdocs.yml`, read as data.
+"""The settings docpact takes from a project's `mkdocs.yml`: its docstring style and anchors.
 
-MkDocs' own tags are understood: `!ENV` is read from the environment and `!relative` gives
-its path. Python tags (`!!python/name:...`, `!!python/object/apply:...`) are kept as
-`PythonTag`s; only the ones that shape heading anchors (a custom `toc` slugify) are imported,
-when docpact computes anchors as the site has them.
+The file is read as MkDocs reads it (`docpact._readers.mkdocs_load`): MkDocs' tags, and the
+files it names in `INHERIT`, merged beneath it. Nothing it names is imported but a custom
+`toc` slugify, when docpact computes anchors as the site has them.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
-import importlib
-import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from docpact._model.config import DEFAULT_HEADINGS, DOCSTRING_STYLES, Headings
 from docpact._model.errors import DocpactError
-from docpact._model.findings import cannot_read, relative
+from docpact._readers.mkdocs_load import PythonTag, read_mkdocs
 
-__all__ = [
-    "PythonTag",
-    "docstring_style",
-    "headings",
-    "read_mkdocs",
-]
+__all__ = ["docstring_style", "headings"]
 
 # The extensions whose indented blocks (`!!! note`, `??? note`) can hold headings.
 _BLOCK_EXTENSIONS = frozenset({"admonition", "pymdownx.details"})
-
-
-@dataclass(frozen=True)
-class PythonTag:
-    """A `!!python/...` tag of `mkdocs.yml`, not imported until it is needed.
-
-    Attributes:
-        tag: The full tag, `tag:yaml.org,2002:python/name:module.attribute`.
-        value: What the tag is applied to (the arguments of `python/object/apply`).
-    """
-
-    tag: str
-    value: Any = None
-
-    def resolve(self) -> Any:
-        """Import what the tag names; call it for `python/object/apply`.
-
-        Returns:
-            The object.
-
-        Raises:
-            ImportError: When the module or its attribute cannot be imported.
-        """
-        kind, _, dotted = self.tag.removeprefix("tag:yaml.org,2002:python/").partition(":")
-        module, _, attribute = dotted.rpartition(".")
-        try:
-            obj = getattr(importlib.import_module(module), attribute)
-        except AttributeError as error:
-            raise ImportError(str(error)) from None
-        if kind.startswith("object"):
-            value = self.value if isinstance(self.value, dict) else {"args": self.value or []}
-            return obj(*value.get("args", []), **value.get("kwds", {}))
-        return obj
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's, where built
-    """A safe loader that also accepts the tags MkDocs configurations use."""
-
-
-def _env(loader: _Loader, node: yaml.Node) -> Any:
-    names = (
-        [loader.construct_scalar(node)]
-        if isinstance(node, yaml.ScalarNode)
-        else loader.construct_sequence(node)
-    )
-    *variables, default = names if len(names) > 1 else [*names, None]
-    return next((os.environ[name] for name in variables if name in os.environ), default)
-
-
-def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
-    if isinstance(node, yaml.MappingNode):
-        return PythonTag(node.tag, loader.construct_mapping(node))
-    if isinstance(node, yaml.SequenceNode):
-        return PythonTag(node.tag, loader.construct_sequence(node))
-    return PythonTag(node.tag)
-
-
-_Loader.add_constructor("!ENV", _env)
-_Loader.add_constructor("!relative", lambda loader, node: loader.construct_scalar(node))
-_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _python)
-
-
-def read_mkdocs(root: Path) -> dict[str, Any] | None:
-    """Read the project's `mkdocs.yml` (or `mkdocs.yaml`) as data, once per version of it.
-
-    Args:
-        root: The project root.
-
-    Returns:
-        The configuration, or `None` when the project has no MkDocs configuration.
-
-    Raises:
-        DocpactError: When the file cannot be read or is not YAML, naming the line at fault.
-    """
-    names = ("mkdocs.yml", "mkdocs.yaml")
-    path = next((root / name for name in names if (root / name).is_file()), None)
-    if path is None:
-        return None
-    where = relative(path, Path.cwd())
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        msg = f"{where}: error: {cannot_read(error)}"
-        raise DocpactError(msg) from None
-    # A copy: callers may change what they get, and the cache keeps the file's own data.
-    return copy.deepcopy(_parse(where, text))
-
-
-@functools.lru_cache(maxsize=8)  # by the text itself: an edit is never served stale
-def _parse(where: str, text: str) -> dict[str, Any]:
-    try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        msg = f"{where}{line}: error: is not valid YAML: {' '.join(str(error).split())}"
-        raise DocpactError(msg) from None
-    return data if isinstance(data, dict) else {}
 
 
 def docstring_style(root: Path) -> str | None:
