@@ -75,3 +75,25 @@ def test_no_jobs_is_a_usage_error(capsys):
     """`--jobs 0` exits 2 naming the option, before any copy is made."""
     assert drift.main(["--jobs", "0"]) == 2
     assert capsys.readouterr().err == "drift: error: --jobs must be 1 or more, got 0\n"
+
+
+def test_a_drift_in_a_fixture_expects_only_the_checks_run_there(tmp_path, capsys):
+    """A `root` drift is checked by docpact and both strict builds only: others exit 2."""
+    bad = tmp_path / "catalogue.toml"
+    bad.write_text(
+        '[[drift]]\nname = "x"\nroot = "tests/samples/adopter_project"\n'
+        'expect = ["unit-tests"]\nedits = [{file = "a", find = "b", replace = "c"}]\n'
+    )
+    assert drift.main(["--catalogue", str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"drift: error: {bad}: drift 1 in root 'tests/samples/adopter_project' can expect "
+        "only ['docpact', 'mkdocs', 'mkdocs-quiet']\n"
+    )
+
+
+def test_a_fixture_drift_names_its_files_from_the_repository():
+    [entry] = [d for d in DRIFTS if d.name == "adopter: a claim reworded"]
+    assert entry.root == "tests/samples/adopter_project"
+    assert [edit["file"] for edit in entry.edits] == [
+        "tests/samples/adopter_project/docs/20-trainer-configuration.md"
+    ]

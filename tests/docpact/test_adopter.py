@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+"""docpact on an adopter's layout, end to end: its check, its strict builds, quiet or not.
+
+tests/samples/adopter_project is laid out unlike this repository: the package at the root,
+numbered pages, an `INHERIT:`ed mkdocs.yml with mkdocstrings but no API page, no noxfile,
+plain pytest with a registered marker binding the claim, the code's dict spelled unlike the
+docs' operand, and a macros-style hook that rewrites pages.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from samples.drift import copy_project, drift, line_of
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("mkdocstrings_handlers") is None,
+        reason="needs the docs extra (mkdocs, mkdocstrings-python)",
+    ),
+]
+
+LOSS = "agentrl/loss.py"
+PAGE = "docs/20-trainer-configuration.md"
+PROPS = "tests/test_loss.py"
+# Each way of running docpact an adopter's CI has: its check, and both strict builds.
+RUNS = {
+    "docpact check": ("docpact", "check"),
+    "mkdocs build --strict": ("mkdocs", "build", "--strict"),
+    "mkdocs build --strict -q": ("mkdocs", "build", "--strict", "-q"),
+}
+
+
+def run(project: Path, command: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    site = ("--site-dir", str(project.parent / "site")) if command[0] == "mkdocs" else ()
+    return subprocess.run(
+        [sys.executable, "-m", *command, *site],
+        cwd=project,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_project("adopter_project", tmp_path)
+
+
+@pytest.mark.parametrize("command", RUNS.values(), ids=RUNS.keys())
+def test_the_adopter_passes_as_it_stands(project: Path, command: tuple[str, ...]) -> None:
+    result = run(project, command)
+    assert result.returncode == 0, result.stdout
+    assert "ERROR" not in result.stdout
+    assert "WARNING" not in result.stdout
+
+
+def test_the_adopters_properties_run_under_plain_pytest(project: Path) -> None:
+    """The marker is the project's own: its tests import no docpact, and pass strict markers."""
+    text = (project / PROPS).read_text(encoding="utf-8")
+    assert ("import docpact" in text, "from docpact" in text) == (False, False)
+    result = run(project, ("pytest", "-q", "-p", "no:cacheprovider"))
+    assert result.returncode == 0, result.stdout
+    assert "3 passed" in result.stdout  # the property, and the page's example with Sybil
+
+
+def _docstring_operand(project: Path) -> tuple[str, int, str]:
+    drift(project / LOSS, "is `rollout_token_count` (the", "is the token count (the")
+    line = line_of(project / LOSS, '"""Divide each row')
+    return LOSS, line, "DP002 docstring of agentrl.loss.per_rollout_mean does not name operand"
+
+
+def _docs_operand(project: Path) -> tuple[str, int, str]:
+    drift(project / PAGE, "`rollout_token_count * num_trained_rows`", "the token count times")
+    drift(project / PAGE, "`rollout_token_count` counts", "the token count counts")
+    line = line_of(project / PAGE, "## Per-rollout mean loss")
+    return PAGE, line, "DP004 section #per-rollout_mean_loss does not name operand"
+
+
+def _division(project: Path) -> tuple[str, int, str]:
+    drift(project / LOSS, "rollout_token_counts[rid] * num_trained_rows", "num_trained_rows")
+    line = line_of(project / LOSS, "return [advantage / divisor")
+    return (
+        LOSS,
+        line,
+        (
+            "DP003 no division in agentrl.loss.per_rollout_mean computes its divisor from operand "
+            "`rollout_token_count` (`rollout_token_counts` in the code)"
+        ),
+    )
+
+
+def _claim_reworded(project: Path) -> tuple[str, int, str]:
+    drift(project / PAGE, "a share of 1 / num_trained_rows", "a share of 1 / the rollouts")
+    line = line_of(project / PAGE, "<!-- docpact: claim mass-per-rollout -->")
+    return PAGE, line, "DP015 claim mass-per-rollout changed since its property"
+
+
+def _claim_word_unbound(project: Path) -> tuple[str, int, str]:
+    unbound = "The loss is always exact. Release {{ version }}"
+    drift(project / PAGE, "Release {{ version }}", unbound)
+    line = line_of(project / PAGE, "The loss is always exact.")
+    return PAGE, line, "DP016"
+
+
+def _macro_operand(project: Path) -> tuple[str, int, str]:
+    """A page is read as written: an operand only a macro would write is not named."""
+    drift(project / PAGE, "`rollout_token_count` counts", "{{ operand }} counts")
+    drift(project / PAGE, "`rollout_token_count * num_trained_rows`", "{{ operand }} times rows")
+    line = line_of(project / PAGE, "## Per-rollout mean loss")
+    return PAGE, line, "DP004 section #per-rollout_mean_loss does not name operand"
+
+
+DRIFTS = {
+    "docstring operand dropped": _docstring_operand,
+    "docs operand dropped": _docs_operand,
+    "division changed": _division,
+    "claim reworded": _claim_reworded,
+    "claim-word sentence unbound": _claim_word_unbound,
+    "operand only in a macro": _macro_operand,
+}
+
+
+@pytest.mark.parametrize("make", DRIFTS.values(), ids=DRIFTS.keys())
+def test_each_drift_fails_the_check_and_both_strict_builds_at_its_line(
+    project: Path, make: object
+) -> None:
+    path, line, message = make(project)  # type: ignore[operator]
+    for name, command in RUNS.items():
+        result = run(project, command)
+        assert result.returncode == 1, (name, result.stdout)
+        assert f"{path}:{line}: {message}" in result.stdout, (name, result.stdout)
