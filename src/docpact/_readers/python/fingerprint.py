@@ -16,7 +16,7 @@ import ast
 import hashlib
 from pathlib import Path
 
-__all__ = ["MARKER", "code_fingerprint", "is_claim"]
+__all__ = ["MARKER", "Fingerprints", "code_fingerprint", "is_claim", "statements"]
 
 MARKER = "docpact_claim"
 """The pytest marker that binds a property without importing docpact:
@@ -44,6 +44,80 @@ def is_claim(node: ast.expr, functions: set[str], modules: set[str]) -> bool:
     return node.attr == "claim" and isinstance(node.value, ast.Name) and node.value.id in modules
 
 
+def statements(tree: ast.Module) -> list[ast.stmt]:
+    """Every statement of a module, those nested in others included, in no set order.
+
+    Definitions and imports are statements, and no expression holds one, so these are all
+    the definitions and imports that `ast.walk` finds, without visiting every expression.
+    """
+    found: list[ast.stmt] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        for name in (node := stack.pop())._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                blocks = [item for item in value if isinstance(item, _BLOCKS)]
+                found += [item for item in blocks if isinstance(item, ast.stmt)]
+                stack += blocks
+    return found
+
+
+# What holds statements: statements, `except` clauses and `match` cases.
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+class Fingerprints:
+    """What the fingerprints of one reading of the properties share, each computed once.
+
+    Each local module is parsed once, and each statement's names and canonical dump found
+    once, however many properties use them. Made per reading, never kept across checks:
+    the files may change between two.
+    """
+
+    def __init__(self) -> None:
+        self._trees: dict[Path, ast.Module | None] = {}
+        self._defined: dict[ast.Module, dict[str, list[ast.stmt]]] = {}
+        self._names: dict[ast.AST, tuple[str, ...]] = {}
+        self._dumps: dict[tuple[ast.AST, frozenset[str], frozenset[str]], str] = {}
+
+    def tree(self, path: Path) -> ast.Module | None:
+        """The module at `path`, `None` when it cannot be read or parsed."""
+        if path not in self._trees:
+            try:
+                self._trees[path] = ast.parse(path.read_text(encoding="utf-8-sig"))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                self._trees[path] = None
+        return self._trees[path]
+
+    def defined(self, tree: ast.Module) -> dict[str, list[ast.stmt]]:
+        """The module-level statements that define each name of a module."""
+        if tree not in self._defined:
+            defined: dict[str, list[ast.stmt]] = {}
+            for statement in _module_statements(tree.body):
+                for name in _bound(statement):
+                    defined.setdefault(name, []).append(statement)
+            self._defined[tree] = defined
+        return self._defined[tree]
+
+    def names(self, node: ast.AST) -> tuple[str, ...]:
+        """The names a node uses (its names and its functions' arguments), in walk order."""
+        if node not in self._names:
+            found = (
+                sub.id if isinstance(sub, ast.Name) else sub.arg
+                for sub in ast.walk(node)
+                if isinstance(sub, ast.Name | ast.arg)
+            )
+            self._names[node] = tuple(dict.fromkeys(found))
+        return self._names[node]
+
+    def dump(self, node: ast.AST, functions: set[str], modules: set[str]) -> str:
+        """`_canonical(node, functions, modules)`."""
+        key = (node, frozenset(functions), frozenset(modules))
+        if key not in self._dumps:
+            self._dumps[key] = _canonical(node, functions, modules)
+        return self._dumps[key]
+
+
 def code_fingerprint(
     tree: ast.Module,
     function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -52,6 +126,7 @@ def code_fingerprint(
     *,
     path: Path | None = None,
     local: tuple[Path, ...] = (),
+    shared: Fingerprints | None = None,
 ) -> str:
     """The fingerprint of a property's code and of the test code it uses.
 
@@ -68,15 +143,19 @@ def code_fingerprint(
         modules: The names `docpact` is imported as.
         path: The module's file, from which local imports are resolved.
         local: The folders whose modules are followed.
+        shared: What the fingerprints of the same reading share; by default, nothing.
 
     Returns:
         12 hex digits of the SHA-256 of the canonical syntax trees.
     """
+    shared = shared or Fingerprints()
     start: list[ast.AST] = [function]
     start += [
-        node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and function in node.body
+        node
+        for node in statements(tree)
+        if isinstance(node, ast.ClassDef) and function in node.body
     ]
-    parts = _closure(tree, start, functions, modules, path, local, set())
+    parts = _closure(tree, start, functions, modules, path, local, set(), shared)
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
 
 
@@ -88,34 +167,28 @@ def _closure(
     path: Path | None,
     local: tuple[Path, ...],
     visited: set[tuple[Path, str]],
+    shared: Fingerprints,
 ) -> list[str]:
     """The canonical dumps of `start` and of what it uses, in this module and local ones.
 
     `visited` holds the `(module, name)` pairs already followed into a local module, so
     that each imported name is followed once, whichever import of the module names it.
+    A name is that of a `Name` or of an argument (which names the module's pytest fixture,
+    if any).
     """
-    defined: dict[str, list[ast.stmt]] = {}
-    for statement in _module_statements(tree.body):
-        for name in _bound(statement):
-            defined.setdefault(name, []).append(statement)
+    defined = shared.defined(tree)
     used: list[ast.AST] = list(start)
     seen_names: set[str] = set()
     queue: list[ast.AST] = list(start)
     while queue:
-        for node in ast.walk(queue.pop()):
-            if isinstance(node, ast.Name):
-                name = node.id
-            elif isinstance(node, ast.arg):  # names the module's pytest fixture, if any
-                name = node.arg
-            else:
-                continue
+        for name in shared.names(queue.pop()):
             if name not in seen_names:
                 seen_names.add(name)
                 for statement in defined.get(name, []):
                     if statement not in used:
                         used.append(statement)
                         queue.append(statement)
-    parts = [_canonical(node, functions, modules) for node in used]
+    parts = [shared.dump(node, functions, modules) for node in used]
     for statement in used:
         if not isinstance(statement, ast.ImportFrom) or statement.level or path is None:
             continue
@@ -126,16 +199,15 @@ def _closure(
         if not names:
             continue
         visited.update((other, name) for name in names)
-        try:
-            other_tree = ast.parse(other.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        other_tree = shared.tree(other)
+        if other_tree is None:
             parts.append(f"unreadable {statement.module}")
             continue
         targets: list[ast.AST] = [
             s for s in _module_statements(other_tree.body) if names & set(_bound(s))
         ]
         parts.append(f"from {statement.module}")
-        parts += _closure(other_tree, targets, functions, modules, other, local, visited)
+        parts += _closure(other_tree, targets, functions, modules, other, local, visited, shared)
     return parts
 
 
