@@ -14,9 +14,20 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["MARKER", "Fingerprints", "code_fingerprint", "is_claim", "statements"]
+from docpact._readers.python.definitions import (
+    bound,
+    local_module,
+    module_statements,
+    statements,
+    walk,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["MARKER", "Fingerprints", "code_fingerprint", "is_claim"]
 
 MARKER = "docpact_claim"
 """The pytest marker that binds a property without importing docpact:
@@ -44,28 +55,6 @@ def is_claim(node: ast.expr, functions: set[str], modules: set[str]) -> bool:
     return node.attr == "claim" and isinstance(node.value, ast.Name) and node.value.id in modules
 
 
-def statements(tree: ast.Module) -> list[ast.stmt]:
-    """Every statement of a module, those nested in others included, in no set order.
-
-    Definitions and imports are statements, and no expression holds one, so these are all
-    the definitions and imports that `ast.walk` finds, without visiting every expression.
-    """
-    found: list[ast.stmt] = []
-    stack: list[ast.AST] = [tree]
-    while stack:
-        for name in (node := stack.pop())._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, list):
-                blocks = [item for item in value if isinstance(item, _BLOCKS)]
-                found += [item for item in blocks if isinstance(item, ast.stmt)]
-                stack += blocks
-    return found
-
-
-# What holds statements: statements, `except` clauses and `match` cases.
-_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
-
-
 class Fingerprints:
     """What the fingerprints of one reading of the properties share, each computed once.
 
@@ -76,9 +65,17 @@ class Fingerprints:
 
     def __init__(self) -> None:
         self._trees: dict[Path, ast.Module | None] = {}
+        self._modules: dict[tuple[str, Path, tuple[Path, ...]], Path | None] = {}
         self._defined: dict[ast.Module, dict[str, list[ast.stmt]]] = {}
         self._names: dict[ast.AST, tuple[str, ...]] = {}
         self._dumps: dict[tuple[ast.AST, frozenset[str], frozenset[str]], str] = {}
+
+    def module(self, name: str, path: Path, local: tuple[Path, ...]) -> Path | None:
+        """`local_module(name, path, local)`: it depends on the folder of `path` alone."""
+        key = (name, path.parent, local)
+        if key not in self._modules:
+            self._modules[key] = local_module(name, path, local)
+        return self._modules[key]
 
     def tree(self, path: Path) -> ast.Module | None:
         """The module at `path`, `None` when it cannot be read or parsed."""
@@ -93,8 +90,8 @@ class Fingerprints:
         """The module-level statements that define each name of a module."""
         if tree not in self._defined:
             defined: dict[str, list[ast.stmt]] = {}
-            for statement in _module_statements(tree.body):
-                for name in _bound(statement):
+            for statement in module_statements(tree.body):
+                for name in bound(statement):
                     defined.setdefault(name, []).append(statement)
             self._defined[tree] = defined
         return self._defined[tree]
@@ -104,14 +101,14 @@ class Fingerprints:
         if node not in self._names:
             found = (
                 sub.id if isinstance(sub, ast.Name) else sub.arg
-                for sub in ast.walk(node)
+                for sub in walk(node)
                 if isinstance(sub, ast.Name | ast.arg)
             )
             self._names[node] = tuple(dict.fromkeys(found))
         return self._names[node]
 
     def dump(self, node: ast.AST, functions: set[str], modules: set[str]) -> str:
-        """`_canonical(node, functions, modules)`."""
+        """The canonical dump of a node, as `_canonical` makes it."""
         key = (node, frozenset(functions), frozenset(modules))
         if key not in self._dumps:
             self._dumps[key] = _canonical(node, functions, modules)
@@ -192,7 +189,7 @@ def _closure(
     for statement in used:
         if not isinstance(statement, ast.ImportFrom) or statement.level or path is None:
             continue
-        other = _local_module(statement.module or "", path, local)
+        other = shared.module(statement.module or "", path, local)
         if other is None:
             continue
         names = {alias.name for alias in statement.names if (other, alias.name) not in visited}
@@ -204,56 +201,11 @@ def _closure(
             parts.append(f"unreadable {statement.module}")
             continue
         targets: list[ast.AST] = [
-            s for s in _module_statements(other_tree.body) if names & set(_bound(s))
+            s for s in module_statements(other_tree.body) if names & set(bound(s))
         ]
         parts.append(f"from {statement.module}")
         parts += _closure(other_tree, targets, functions, modules, other, local, visited, shared)
     return parts
-
-
-def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """A module's statements, with those of its top-level `if`, `try` and `with` blocks."""
-    found = []
-    for statement in body:
-        found.append(statement)
-        if isinstance(statement, ast.If | ast.Try | ast.With | ast.TryStar):
-            for field in ("body", "orelse", "finalbody"):
-                found += _module_statements(getattr(statement, field, []))
-            for handler in getattr(statement, "handlers", []):
-                found += _module_statements(handler.body)
-    return found
-
-
-def _local_module(name: str, path: Path, local: tuple[Path, ...]) -> Path | None:
-    """The file of module `name` as the test at `path` imports it, if it lies under `local`.
-
-    It is looked for beside the test, then in each folder above it up to the top of the
-    properties folder it lies in.
-    """
-    if not name:
-        return None
-    relative = Path(*name.split("."))
-    for folder in (path.parent, *path.parent.parents):
-        if not any(folder == top or top in folder.parents for top in local):
-            break
-        for candidate in (folder / relative.with_suffix(".py"), folder / relative / "__init__.py"):
-            if candidate.is_file():
-                return candidate
-    return None
-
-
-def _bound(statement: ast.stmt) -> list[str]:
-    """The module-level names a statement defines."""
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [statement.name]
-    if isinstance(statement, ast.Import | ast.ImportFrom):
-        return [(a.asname or a.name).partition(".")[0] for a in statement.names]
-    targets: list[ast.expr] = []
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-    elif isinstance(statement, ast.AnnAssign | ast.AugAssign):
-        targets = [statement.target]
-    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def _canonical(node: object, functions: set[str], modules: set[str]) -> str:

@@ -24,13 +24,8 @@ from typing import TYPE_CHECKING
 
 from docpact._model.findings import cannot_read
 from docpact._readers.markdown.claims import CLAIM_ID
-from docpact._readers.python.fingerprint import (
-    MARKER,
-    Fingerprints,
-    code_fingerprint,
-    is_claim,
-    statements,
-)
+from docpact._readers.python.definitions import statements
+from docpact._readers.python.fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
