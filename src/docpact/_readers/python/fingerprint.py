@@ -66,6 +66,7 @@ class Fingerprints:
     def __init__(self) -> None:
         self._trees: dict[Path, ast.Module | None] = {}
         self._modules: dict[tuple[str, Path, tuple[Path, ...]], Path | None] = {}
+        self._statements: dict[ast.Module, list[ast.stmt]] = {}
         self._defined: dict[ast.Module, dict[str, list[ast.stmt]]] = {}
         self._names: dict[ast.AST, tuple[str, ...]] = {}
         self._dumps: dict[tuple[ast.AST, frozenset[str], frozenset[str]], str] = {}
@@ -85,6 +86,12 @@ class Fingerprints:
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 self._trees[path] = None
         return self._trees[path]
+
+    def statements(self, tree: ast.Module) -> list[ast.stmt]:
+        """Every statement of a module, nested ones included (`definitions.statements`)."""
+        if tree not in self._statements:
+            self._statements[tree] = statements(tree)
+        return self._statements[tree]
 
     def defined(self, tree: ast.Module) -> dict[str, list[ast.stmt]]:
         """The module-level statements that define each name of a module."""
@@ -149,7 +156,7 @@ def code_fingerprint(
     start: list[ast.AST] = [function]
     start += [
         node
-        for node in statements(tree)
+        for node in shared.statements(tree)
         if isinstance(node, ast.ClassDef) and function in node.body
     ]
     parts = _closure(tree, start, functions, modules, path, local, set(), shared)

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from docpact._model.findings import cannot_read
 from docpact._readers.markdown.claims import CLAIM_ID
-from docpact._readers.python.definitions import statements
 from docpact._readers.python.fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
 
 if TYPE_CHECKING:
@@ -185,7 +184,8 @@ def _bindings(
     local: tuple[Path, ...] = (),
     shared: Fingerprints | None = None,
 ) -> list[Binding]:
-    nodes = statements(tree)  # decorated definitions and imports are statements
+    shared = shared or Fingerprints()
+    nodes = shared.statements(tree)  # decorated definitions and imports are statements
     functions, modules = _aliases(nodes)
     if not functions and not modules and MARKER not in text:
         return []
