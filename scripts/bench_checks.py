@@ -50,9 +50,15 @@ class CommandFailed(Exception):
 
 
 def get_parser() -> argparse.ArgumentParser:
-    """The command line: rounds and whether a ratio over the budget fails the run."""
+    """The command line: rounds, the project timed, and whether a ratio over budget fails."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9, help="timed runs of each command")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="the project to check, whose pyproject.toml names the packages (default: this one)",
+    )
     parser.add_argument(
         "--check",
         action="store_true",
@@ -84,7 +90,7 @@ def commands(root: Path) -> dict[str, list[str]]:
     }
 
 
-def median_seconds(timed: dict[str, list[str]], rounds: int) -> dict[str, float]:
+def median_seconds(timed: dict[str, list[str]], rounds: int, root: Path) -> dict[str, float]:
     """Run the commands interleaved, after one warm-up each; return each one's median wall time.
 
     Raises CommandFailed as soon as a run exits with a non-zero status.
@@ -94,10 +100,10 @@ def median_seconds(timed: dict[str, list[str]], rounds: int) -> dict[str, float]
         for name, command in timed.items():
             start = time.perf_counter()
             result = subprocess.run(
-                command, cwd=ROOT, check=False, stdout=subprocess.DEVNULL, env=_CACHED
+                command, cwd=root, check=False, stdout=subprocess.DEVNULL, env=_CACHED
             )
             if result.returncode:
-                msg = f"`{name}` exited with status {result.returncode} in {ROOT}"
+                msg = f"`{name}` exited with status {result.returncode} in {root}"
                 raise CommandFailed(msg)
             if round_index:  # the first round only warms the file cache
                 samples[name].append(time.perf_counter() - start)
@@ -108,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print both timings and their ratio beside the budget; exit 1 if a command fails."""
     args = get_parser().parse_args(argv)
     try:
-        timings = median_seconds(commands(ROOT), args.rounds)
+        timings = median_seconds(commands(args.root), args.rounds, args.root)
     except CommandFailed as error:
         print(f"bench_checks: error: {error}; a failing run is not timed", file=sys.stderr)
         return 1

@@ -66,6 +66,21 @@ def test_a_check_with_findings_fails_the_benchmark(
     )
 
 
+@pytest.mark.slow
+def test_root_times_another_project_than_this_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--root` names the project timed: its contracts, and the folder both commands run in."""
+    other = copy_project("contract_project", tmp_path)
+    drift(other / DIVIDE, "clamp(rollout_token_count *", "clamp(codes.numel() *")
+    assert bench.ROOT == ROOT
+    assert bench.main(["--rounds", "1", "--root", str(other)]) == 1
+    assert capsys.readouterr().err == (
+        f"bench_checks: error: `docpact check` exited with status 1 in {other}; "
+        "a failing run is not timed\n"
+    )
+
+
 def test_a_project_whose_contracts_name_no_package_is_refused(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from docpact._kinds.docs import DOCS_EXIST, docs_sections
 from docpact._model import keys
 from docpact._model.config import Contract
@@ -61,6 +59,8 @@ def _parse(entry: dict[str, Any], key: str) -> ConfigDefaultsContract:
 
 
 def _blocks_equal_the_file(subject: Subject) -> Iterator[tuple[str, int, str]]:
+    import yaml  # only for a project with a config-defaults contract
+
     contract, pyproject = subject.contract, subject.config.pyproject.name
     try:
         text = (subject.config.root / contract.file).read_text(encoding="utf-8")

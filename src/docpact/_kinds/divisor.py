@@ -16,7 +16,6 @@ computed from. The code's name counts in every form the trace follows: the name 
 from __future__ import annotations
 
 import ast
-import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -188,6 +187,8 @@ def _spelled(contract: DivisorContract, operand: str) -> str:
 
 def _near_miss(operand: str, name: str, spelled: set[str]) -> str:
     """A hint naming the body's closest spelling of a missing operand, if it has one."""
+    import difflib  # only for a finding
+
     close = difflib.get_close_matches(name, sorted(spelled - {name}), n=1, cutoff=0.8)
     if not close:
         return ""

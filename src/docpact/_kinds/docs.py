@@ -7,7 +7,6 @@ includes its subsections: a name given only in a subsection counts.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,6 +80,8 @@ def _closest(anchor: str, found: list[Section]) -> str:
     anchors = list(dict.fromkeys(section.anchor for section in found))
     if not anchors:
         return " (the page has no headings)"
+    import difflib  # only for a finding
+
     close = difflib.get_close_matches(anchor, anchors, n=3, cutoff=0.6)
     named = ", ".join(f"#{name}" for name in close or anchors[:5])
     more = "" if close or len(anchors) <= 5 else f" and {len(anchors) - 5} more"

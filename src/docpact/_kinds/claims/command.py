@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._kinds.claims.analysis import analyse, changed
-from docpact._kinds.claims.review import reviews, write_reviews
 from docpact._kinds.claims.rules import CLAIM_WORDS
 from docpact._model.errors import DocpactError
 from docpact._model.rules import Subject
@@ -80,6 +79,8 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
         msg = "error: claim IDs select what --update re-approves; add --update"
         raise DocpactError(msg)
     if options.update:
+        from docpact._kinds.claims.review import reviews, write_reviews  # not for a check
+
         found = reviews(analyse(contract, config), options.ids)
         write_reviews(config, found)
         for review in found:

@@ -64,7 +64,6 @@ def sections(text: str, style: Headings | None = None) -> list[Section]:
 def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     import markdown
     from markdown.blockprocessors import HashHeaderProcessor
-    from markdown.extensions.attr_list import AttrListExtension
     from markdown.extensions.toc import TocExtension
 
     from docpact._model.config import DEFAULT_HEADINGS
@@ -84,7 +83,11 @@ def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     # All headings rendered at once, so that toc gives repeated and custom ids as on the page.
     # Built here rather than named: Markdown would scan every installed package's entry points
     # to resolve a name, which costs more than the rest of a check.
-    built = {"toc": TocExtension, "attr_list": AttrListExtension}
+    built: dict[str, type[markdown.Extension]] = {"toc": TocExtension}
+    if "attr_list" in style.extensions:  # imported only for a site that uses it
+        from markdown.extensions.attr_list import AttrListExtension
+
+        built["attr_list"] = AttrListExtension
     configs = style.configs
     renderer = markdown.Markdown(
         extensions=[built[name](**configs.get(name, {})) for name in style.extensions]

@@ -14,9 +14,20 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["MARKER", "code_fingerprint", "is_claim"]
+from docpact._readers.python.definitions import (
+    bound,
+    local_module,
+    module_statements,
+    statements,
+    walk,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["MARKER", "Fingerprints", "code_fingerprint", "is_claim"]
 
 MARKER = "docpact_claim"
 """The pytest marker that binds a property without importing docpact:
@@ -44,6 +55,73 @@ def is_claim(node: ast.expr, functions: set[str], modules: set[str]) -> bool:
     return node.attr == "claim" and isinstance(node.value, ast.Name) and node.value.id in modules
 
 
+class Fingerprints:
+    """What the fingerprints of one reading of the properties share, each computed once.
+
+    Each local module is parsed once, and each statement's names and canonical dump found
+    once, however many properties use them. Made per reading, never kept across checks:
+    the files may change between two.
+    """
+
+    def __init__(self) -> None:
+        self._trees: dict[Path, ast.Module | None] = {}
+        self._modules: dict[tuple[str, Path, tuple[Path, ...]], Path | None] = {}
+        self._statements: dict[ast.Module, list[ast.stmt]] = {}
+        self._defined: dict[ast.Module, dict[str, list[ast.stmt]]] = {}
+        self._names: dict[ast.AST, tuple[str, ...]] = {}
+        self._dumps: dict[tuple[ast.AST, frozenset[str], frozenset[str]], str] = {}
+
+    def module(self, name: str, path: Path, local: tuple[Path, ...]) -> Path | None:
+        """`local_module(name, path, local)`: it depends on the folder of `path` alone."""
+        key = (name, path.parent, local)
+        if key not in self._modules:
+            self._modules[key] = local_module(name, path, local)
+        return self._modules[key]
+
+    def tree(self, path: Path) -> ast.Module | None:
+        """The module at `path`, `None` when it cannot be read or parsed."""
+        if path not in self._trees:
+            try:
+                self._trees[path] = ast.parse(path.read_text(encoding="utf-8-sig"))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                self._trees[path] = None
+        return self._trees[path]
+
+    def statements(self, tree: ast.Module) -> list[ast.stmt]:
+        """Every statement of a module, nested ones included (`definitions.statements`)."""
+        if tree not in self._statements:
+            self._statements[tree] = statements(tree)
+        return self._statements[tree]
+
+    def defined(self, tree: ast.Module) -> dict[str, list[ast.stmt]]:
+        """The module-level statements that define each name of a module."""
+        if tree not in self._defined:
+            defined: dict[str, list[ast.stmt]] = {}
+            for statement in module_statements(tree.body):
+                for name in bound(statement):
+                    defined.setdefault(name, []).append(statement)
+            self._defined[tree] = defined
+        return self._defined[tree]
+
+    def names(self, node: ast.AST) -> tuple[str, ...]:
+        """The names a node uses (its names and its functions' arguments), in walk order."""
+        if node not in self._names:
+            found = (
+                sub.id if isinstance(sub, ast.Name) else sub.arg
+                for sub in walk(node)
+                if isinstance(sub, ast.Name | ast.arg)
+            )
+            self._names[node] = tuple(dict.fromkeys(found))
+        return self._names[node]
+
+    def dump(self, node: ast.AST, functions: set[str], modules: set[str]) -> str:
+        """The canonical dump of a node, as `_canonical` makes it."""
+        key = (node, frozenset(functions), frozenset(modules))
+        if key not in self._dumps:
+            self._dumps[key] = _canonical(node, functions, modules)
+        return self._dumps[key]
+
+
 def code_fingerprint(
     tree: ast.Module,
     function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -52,6 +130,7 @@ def code_fingerprint(
     *,
     path: Path | None = None,
     local: tuple[Path, ...] = (),
+    shared: Fingerprints | None = None,
 ) -> str:
     """The fingerprint of a property's code and of the test code it uses.
 
@@ -68,15 +147,19 @@ def code_fingerprint(
         modules: The names `docpact` is imported as.
         path: The module's file, from which local imports are resolved.
         local: The folders whose modules are followed.
+        shared: What the fingerprints of the same reading share; by default, nothing.
 
     Returns:
         12 hex digits of the SHA-256 of the canonical syntax trees.
     """
+    shared = shared or Fingerprints()
     start: list[ast.AST] = [function]
     start += [
-        node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and function in node.body
+        node
+        for node in shared.statements(tree)
+        if isinstance(node, ast.ClassDef) and function in node.body
     ]
-    parts = _closure(tree, start, functions, modules, path, local, set())
+    parts = _closure(tree, start, functions, modules, path, local, set(), shared)
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
 
 
@@ -88,100 +171,48 @@ def _closure(
     path: Path | None,
     local: tuple[Path, ...],
     visited: set[tuple[Path, str]],
+    shared: Fingerprints,
 ) -> list[str]:
     """The canonical dumps of `start` and of what it uses, in this module and local ones.
 
     `visited` holds the `(module, name)` pairs already followed into a local module, so
     that each imported name is followed once, whichever import of the module names it.
+    A name is that of a `Name` or of an argument (which names the module's pytest fixture,
+    if any).
     """
-    defined: dict[str, list[ast.stmt]] = {}
-    for statement in _module_statements(tree.body):
-        for name in _bound(statement):
-            defined.setdefault(name, []).append(statement)
+    defined = shared.defined(tree)
     used: list[ast.AST] = list(start)
     seen_names: set[str] = set()
     queue: list[ast.AST] = list(start)
     while queue:
-        for node in ast.walk(queue.pop()):
-            if isinstance(node, ast.Name):
-                name = node.id
-            elif isinstance(node, ast.arg):  # names the module's pytest fixture, if any
-                name = node.arg
-            else:
-                continue
+        for name in shared.names(queue.pop()):
             if name not in seen_names:
                 seen_names.add(name)
                 for statement in defined.get(name, []):
                     if statement not in used:
                         used.append(statement)
                         queue.append(statement)
-    parts = [_canonical(node, functions, modules) for node in used]
+    parts = [shared.dump(node, functions, modules) for node in used]
     for statement in used:
         if not isinstance(statement, ast.ImportFrom) or statement.level or path is None:
             continue
-        other = _local_module(statement.module or "", path, local)
+        other = shared.module(statement.module or "", path, local)
         if other is None:
             continue
         names = {alias.name for alias in statement.names if (other, alias.name) not in visited}
         if not names:
             continue
         visited.update((other, name) for name in names)
-        try:
-            other_tree = ast.parse(other.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        other_tree = shared.tree(other)
+        if other_tree is None:
             parts.append(f"unreadable {statement.module}")
             continue
         targets: list[ast.AST] = [
-            s for s in _module_statements(other_tree.body) if names & set(_bound(s))
+            s for s in module_statements(other_tree.body) if names & set(bound(s))
         ]
         parts.append(f"from {statement.module}")
-        parts += _closure(other_tree, targets, functions, modules, other, local, visited)
+        parts += _closure(other_tree, targets, functions, modules, other, local, visited, shared)
     return parts
-
-
-def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """A module's statements, with those of its top-level `if`, `try` and `with` blocks."""
-    found = []
-    for statement in body:
-        found.append(statement)
-        if isinstance(statement, ast.If | ast.Try | ast.With | ast.TryStar):
-            for field in ("body", "orelse", "finalbody"):
-                found += _module_statements(getattr(statement, field, []))
-            for handler in getattr(statement, "handlers", []):
-                found += _module_statements(handler.body)
-    return found
-
-
-def _local_module(name: str, path: Path, local: tuple[Path, ...]) -> Path | None:
-    """The file of module `name` as the test at `path` imports it, if it lies under `local`.
-
-    It is looked for beside the test, then in each folder above it up to the top of the
-    properties folder it lies in.
-    """
-    if not name:
-        return None
-    relative = Path(*name.split("."))
-    for folder in (path.parent, *path.parent.parents):
-        if not any(folder == top or top in folder.parents for top in local):
-            break
-        for candidate in (folder / relative.with_suffix(".py"), folder / relative / "__init__.py"):
-            if candidate.is_file():
-                return candidate
-    return None
-
-
-def _bound(statement: ast.stmt) -> list[str]:
-    """The module-level names a statement defines."""
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [statement.name]
-    if isinstance(statement, ast.Import | ast.ImportFrom):
-        return [(a.asname or a.name).partition(".")[0] for a in statement.names]
-    targets: list[ast.expr] = []
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-    elif isinstance(statement, ast.AnnAssign | ast.AugAssign):
-        targets = [statement.target]
-    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def _canonical(node: object, functions: set[str], modules: set[str]) -> str:

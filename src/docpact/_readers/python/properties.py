@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from docpact._model.findings import cannot_read
 from docpact._readers.markdown.claims import CLAIM_ID
-from docpact._readers.python.fingerprint import MARKER, code_fingerprint, is_claim
+from docpact._readers.python.fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -94,7 +94,7 @@ def read_bindings(
         `(path, line, message)`; a path of `paths` that does not exist is a problem of
         `pyproject.toml` at line 0, for the caller to give the contract's line.
     """
-    bindings, problems = [], []
+    bindings, problems, shared = [], [], Fingerprints()
     local = tuple(
         (root / name) if (root / name).is_dir() else (root / name).parent for name in paths
     )
@@ -116,7 +116,7 @@ def read_bindings(
             line = getattr(error, "lineno", None) or 1
             problems.append((where, line, f"{where} cannot be parsed: {error.args[0]}"))
             continue
-        bindings += _bindings(tree, where, text, file, local)
+        bindings += _bindings(tree, where, text, file, local, shared)
     return bindings, problems
 
 
@@ -156,10 +156,14 @@ def _python_files(root: Path, paths: tuple[str, ...]) -> Iterator[Path | str]:
                 yield file
 
 
-def _aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """The names `claim` is imported as, and the names `docpact` itself is imported as."""
+def _aliases(nodes: list[ast.stmt]) -> tuple[set[str], set[str]]:
+    """The names `claim` is imported as, and the names `docpact` itself is imported as.
+
+    Args:
+        nodes: Every statement of the module (imports are statements).
+    """
     functions, modules = set(), set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module == "docpact" and not node.level:
             functions |= {a.asname or a.name for a in node.names if a.name == "claim"}
         elif isinstance(node, ast.Import):
@@ -173,15 +177,22 @@ def _aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
 
 
 def _bindings(
-    tree: ast.Module, where: str, text: str, path: Path | None = None, local: tuple[Path, ...] = ()
+    tree: ast.Module,
+    where: str,
+    text: str,
+    path: Path | None = None,
+    local: tuple[Path, ...] = (),
+    shared: Fingerprints | None = None,
 ) -> list[Binding]:
-    functions, modules = _aliases(tree)
+    shared = shared or Fingerprints()
+    nodes = shared.statements(tree)  # decorated definitions and imports are statements
+    functions, modules = _aliases(nodes)
     if not functions and not modules and MARKER not in text:
         return []
     lines = source_lines(text)
     node_ids = _node_ids(tree)
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ClassDef):
             found += [
                 Binding(
@@ -210,7 +221,9 @@ def _bindings(
             found.append(binding)
             if binding.claim is not None:
                 try:
-                    code = code_fingerprint(tree, node, functions, modules, path=path, local=local)
+                    code = code_fingerprint(
+                        tree, node, functions, modules, path=path, local=local, shared=shared
+                    )
                 except RecursionError:
                     problem = (
                         f"the code of {node.name} is nested too deeply for docpact to "
