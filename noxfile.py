@@ -100,9 +100,13 @@ def _use_env(session: nox.Session, env: tuple[str, list[str]] = SHARED) -> str:
 
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
-    """Run unit and property tests, the Sybil-executed docs and the docstring examples."""
+    """Run unit and property tests, the Sybil-executed docs and the docstring examples.
+
+    The suite runs on every core (pytest-xdist's ``-n auto``); ``-- -n 0`` runs it in one
+    process, and other pytest options after ``--`` come after it.
+    """
     python = _use_env(session)
-    session.run(python, "-m", "pytest", *session.posargs, external=True)
+    session.run(python, "-m", "pytest", "-n", "auto", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")
