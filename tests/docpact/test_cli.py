@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.metadata
 import re
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import docpact
-from docpact import CODES, ContractExtension, Finding
+from docpact import CODES, ContractExtension, DocpactError, Finding
 from docpact.__main__ import main
 from docpact._cli import get_parser
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
@@ -382,3 +383,94 @@ def test_a_named_pyproject_is_read_as_a_path_even_when_empty(
     """`--pyproject ""` names the current folder, which cannot be read, not the nearest file."""
     assert main([command, "--pyproject", ""]) == 2
     assert capsys.readouterr() == ("", ".: error: cannot be read: Is a directory\n")
+
+
+BROKEN_KIND = (
+    "error: docpact kind entry point todo (no_such_module:TODO) of distribution broken-kind "
+    "cannot be imported: ModuleNotFoundError: No module named 'no_such_module'"
+)
+
+
+@pytest.fixture
+def broken_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the registered kinds fails, as with a distribution whose kind cannot import."""
+
+    def all_kinds() -> None:
+        raise DocpactError(BROKEN_KIND)
+
+    monkeypatch.setattr("docpact._cli.all_kinds", all_kinds)
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_the_top_help_reads_the_registered_kinds_for_their_commands(
+    broken_kind: None, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """`docpact -h` lists every kind's commands, so a broken kind is exit 2, said in one line."""
+    assert main([flag]) == 2
+    assert capsys.readouterr() == ("", f"{BROKEN_KIND}\n")
+
+
+def test_the_version_reads_no_registered_kind(
+    broken_kind: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`docpact --version` names no command and asks no help: the registered kinds stay unread."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr() == (f"docpact {docpact.__version__}\n", "")
+
+
+def test_selecting_every_code_of_docpacts_own_reads_no_registered_kind(
+    project: Path, broken_kind: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codes that are all docpact's own, every one of them too, are known without the registry."""
+    assert main(["check", "--select", ",".join(CODES)]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_kinds_command_needs_declared_contracts_as_check_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`docpact claims`, which a kind adds, needs declared contracts in pyproject.toml."""
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.docpact]\n", encoding="utf-8")
+    for command in ("check", "claims"):
+        assert main([command, "--pyproject", str(pyproject)]) == 2
+        assert capsys.readouterr() == (
+            "",
+            f"{pyproject}:1: error: tool.docpact.contract must be a non-empty array of tables, "
+            "got None\n",
+        )
+
+
+def test_without_arguments_main_reads_the_command_line(
+    drifted: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`main()` runs what follows the program name in `sys.argv`."""
+    monkeypatch.setattr(sys, "argv", ["docpact", "check", "--format", "github"])
+    assert main() == 1
+    assert [line.split(",")[0] for line in capsys.readouterr().out.splitlines()] == [
+        f"::error file={GUIDE}",
+        f"::error file={DIVIDE}",
+    ]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_garbage_collector_is_paused_for_the_command_and_left_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, enabled: bool
+) -> None:
+    """The command runs with the cyclic collector off; after it, the collector is as it was."""
+    during = []
+
+    def run(args: list[str]) -> int:
+        during.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr("docpact.__main__.run", run)
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert main(["check"]) == 0
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+    assert during == [False]

@@ -151,3 +151,85 @@ def test_contracts_on_no_package_are_checked_once_per_modules_collection(project
     assert [c.kind for c in extensions["ratio"].checked] == ["config-defaults", "divisor"]
     assert extensions["other"].checked == []
     assert extensions["ratio"].findings == extensions["other"].findings == []
+
+
+ELSEWHERE = """
+[[tool.docpact.contract]]
+object = "zeta.scale"
+operands = ["a"]
+
+[[tool.docpact.contract]]
+object = "alpha.scale"
+operands = ["a"]
+
+[[tool.docpact.contract]]
+object = "alpha.shift"
+operands = ["a"]
+"""
+
+
+def test_the_first_package_warns_of_the_contracts_on_packages_no_page_loaded(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without the plugin, the first package loaded names the packages left to the pages."""
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
+        file.write(ELSEWHERE)
+    extension = ContractExtension(config=load_config(project / "pyproject.toml"))
+    loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
+    with caplog.at_level(logging.INFO, logger="docpact"):
+        loader.load("ratio")
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            "docpact",
+            logging.WARNING,
+            "3 of 4 docpact contracts are on packages no page has loaded yet (alpha, zeta), and "
+            "only the docpact MkDocs plugin checks a contract whose package no page renders: "
+            "add `- docpact` under `plugins:` in mkdocs.yml",
+        )
+    ]
+
+
+def test_an_extension_that_defers_checks_through_its_owner(project: Path) -> None:
+    """`defer_to`: the owner's contracts, checked and found by the owner; none by this one."""
+    drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
+    owner = ContractExtension(config=load_config(project / "pyproject.toml"), log=False)
+    deferring = ContractExtension(pyproject=project / "gone.toml", defer_to=owner)
+    assert deferring.config is owner.config
+    loader = GriffeLoader(extensions=load_extensions(deferring), search_paths=[project / "src"])
+    loader.load("ratio")
+    assert owner.checked == list(owner.config.contracts)
+    line = line_of(project / DIVIDE, "scaled = advantages")
+    assert [(f.code, f.path, f.line) for f in owner.findings] == [("DP003", DIVIDE, line)]
+    assert (deferring.checked, deferring.findings) == ([], [])
+
+
+BROKEN_KIND = (
+    "error: docpact kind entry point todo (no_such_module:TODO) of distribution broken-kind "
+    "cannot be imported: ModuleNotFoundError: No module named 'no_such_module'"
+)
+KINDS = """
+[[tool.docpact.contract]]
+kind = "kinds"
+object = "ratio"
+"""
+
+
+def test_a_check_that_reads_a_broken_kind_logs_one_error_and_checks_nothing(
+    project: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A `kinds` contract reads the registered kinds: a broken one is one docpact error."""
+
+    def broken() -> None:
+        raise DocpactError(BROKEN_KIND)
+
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
+        file.write(KINDS)
+    monkeypatch.setattr("docpact._registry.all_kinds", broken)
+    extension = ContractExtension(config=load_config(project / "pyproject.toml"))
+    loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
+    with caplog.at_level(logging.INFO, logger="docpact"):
+        loader.load("ratio")
+    assert (extension.checked, extension.findings) == ([], [])
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("docpact", logging.ERROR, BROKEN_KIND)
+    ]
