@@ -204,7 +204,7 @@ INIT_STUB = '"""Stub."""\n\n\ndef f(x: float) -> float:\n    """Divide by `x`.""
 def test_a_stub_griffe_prefers_to_its_module_still_has_the_modules_body_read(
     tmp_path: Path,
 ) -> None:
-    """griffe takes a pkgutil-style `__init__.py`'s stub for the package: the body is the .py's."""
+    """A pkgutil-style `__init__.py` yields to its stub in griffe: the body is still the .py's."""
     files = {"src/pk/__init__.py": PKGUTIL_INIT, "src/pk/__init__.pyi": INIT_STUB}
     assert found(project(tmp_path, DIVISOR.format("pk.f"), files)) == []
 
@@ -228,7 +228,7 @@ def test_a_module_with_a_byte_order_mark_has_its_body_read(tmp_path: Path) -> No
 
 
 def test_a_warning_while_reading_a_functions_body_names_the_file(tmp_path: Path) -> None:
-    """griffe's reading and docpact's own both warn at the module's path and line."""
+    """Both reads of the module, griffe's and docpact's, warn at its path and line."""
     module = '"""P."""\n\n\ndef f(x):\n    """Divide by `x`."""\n    return "\\d" / x\n'
     pyproject = project(tmp_path, DIVISOR.format("pk.f"), {"src/pk/__init__.py": module})
     with warnings.catch_warnings(record=True) as caught:
