@@ -11,7 +11,13 @@ import pytest
 
 import docpact
 from docpact._readers.python.fingerprint import code_fingerprint
-from docpact._readers.python.properties import Binding, read_bindings, sessions, source_lines
+from docpact._readers.python.properties import (
+    Binding,
+    read_bindings,
+    read_text_bindings,
+    sessions,
+    source_lines,
+)
 
 USAGE = 'write @claim("ID") with string literals, and reviewed= and session= by keyword'
 REVIEWED = "0123456789ab/ba9876543210"
@@ -1100,3 +1106,58 @@ def test_a_method_s_binding_names_its_pytest_node_id(tmp_path: Path) -> None:
     )
     [binding] = bindings(tmp_path, source)
     assert (binding.function, binding.node) == ("test_a", "TestMass::TestInner::test_a")
+
+
+def test_a_decorator_that_is_neither_a_name_nor_an_attribute_binds_nothing(
+    tmp_path: Path,
+) -> None:
+    """A subscript decorator, beside the claim on a function or alone on a class, is no claim."""
+    source = (
+        "from docpact import claim\n\nMARKS = [lambda thing: thing]\n\n\n"
+        '@MARKS[0]\n@claim("a")\ndef test_a():\n    pass\n\n\n@MARKS[0]\nclass TestB:\n    pass\n'
+    )
+    assert [(b.line, b.claim, b.problem) for b in bindings(tmp_path, source)] == [(7, "a", "")]
+
+
+def test_a_property_inside_a_top_level_block_has_its_name_as_node_id(tmp_path: Path) -> None:
+    source = (
+        "import sys\n\nfrom docpact import claim\n\nif sys.platform:\n\n"
+        '    @claim("a")\n    def test_a():\n        pass\n'
+    )
+    [binding] = bindings(tmp_path, source)
+    assert (binding.line, binding.function, binding.node) == (7, "test_a", "test_a")
+
+
+def test_without_reviewed_a_parenthesized_decorators_span_is_after_its_last_argument(
+    tmp_path: Path,
+) -> None:
+    """The insertion point is inside the call's parentheses, not after the outer `)`."""
+    source = 'import docpact\n\n\n@(docpact.claim("a"))\ndef test_a():\n    pass\n'
+    [binding] = bindings(tmp_path, source)
+    assert (binding.has_reviewed, binding.span) == (False, (4, 19, 4, 19))
+
+
+TEXT_BINDING = (
+    'from docpact import claim\n\n\n@claim(\n    "a",\n    reviewed="0123456789ab/ba9876543210",\n'
+    ")\ndef test_a():\n    pass\n"
+)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_text_bindings_are_read_alike_whatever_the_line_breaks(newline: str) -> None:
+    """A text's bindings keep their path, lines and span under CRLF or CR line breaks."""
+    [binding] = read_text_bindings(TEXT_BINDING.replace("\n", newline), "tests/test_a.py")
+    assert (binding.path, binding.line, binding.claim, binding.reviewed, binding.span) == (
+        "tests/test_a.py",
+        4,
+        "a",
+        REVIEWED,
+        (6, 13, 6, 40),
+    )
+    assert binding.node == "test_a"
+
+
+def test_a_text_that_does_not_parse_raises_a_syntax_error_naming_its_path() -> None:
+    with pytest.raises(SyntaxError) as caught:
+        read_text_bindings("def (:\n", "tests/test_a.py")
+    assert (caught.value.filename, caught.value.lineno) == ("tests/test_a.py", 1)

@@ -192,3 +192,47 @@ def test_a_warning_while_parsing_names_the_file(tmp_path: Path) -> None:
         warnings.simplefilter("always")
         assert unreadable(file) is None
     assert [(warning.filename, warning.lineno) for warning in caught] == [(str(file), 1)]
+
+
+PKGUTIL_INIT = (
+    '__path__ = __import__("pkgutil").extend_path(__path__, __name__)\n\n\n'
+    "def f(x):\n    return 1 / x\n"
+)
+INIT_STUB = '"""Stub."""\n\n\ndef f(x: float) -> float:\n    """Divide by `x`."""\n'
+
+
+def test_a_stub_griffe_prefers_to_its_module_still_has_the_modules_body_read(
+    tmp_path: Path,
+) -> None:
+    """A pkgutil-style `__init__.py` yields to its stub in griffe: the body is still the .py's."""
+    files = {"src/pk/__init__.py": PKGUTIL_INIT, "src/pk/__init__.pyi": INIT_STUB}
+    assert found(project(tmp_path, DIVISOR.format("pk.f"), files)) == []
+
+
+def test_a_stub_whose_def_is_not_on_the_modules_line_has_no_source_to_read(
+    tmp_path: Path,
+) -> None:
+    """The body read must be the stub's function: a `def` on another line of the .py is not."""
+    files = {
+        "src/pk/__init__.py": PKGUTIL_INIT.replace("\n\ndef f", "\n\n\ndef f"),
+        "src/pk/__init__.pyi": INIT_STUB,
+    }
+    assert found(project(tmp_path, DIVISOR.format("pk.f"), files)) == [
+        "src/pk/__init__.pyi:4: DP001 pk.f has no source that docpact can read"
+    ]
+
+
+def test_a_module_with_a_byte_order_mark_has_its_body_read(tmp_path: Path) -> None:
+    module = '\ufeff"""P."""\n\n\ndef f(x):\n    """Divide by `x`."""\n    return 1 / x\n'
+    assert found(project(tmp_path, DIVISOR.format("pk.f"), {"src/pk/__init__.py": module})) == []
+
+
+def test_a_warning_while_reading_a_functions_body_names_the_file(tmp_path: Path) -> None:
+    """Both reads of the module, griffe's and docpact's, warn at its path and line."""
+    module = '"""P."""\n\n\ndef f(x):\n    """Divide by `x`."""\n    return "\\d" / x\n'
+    pyproject = project(tmp_path, DIVISOR.format("pk.f"), {"src/pk/__init__.py": module})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert found(pyproject) == []
+    path = str(tmp_path / "src/pk/__init__.py")
+    assert [(warning.filename, warning.lineno) for warning in caught] == [(path, 6), (path, 6)]

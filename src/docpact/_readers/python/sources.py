@@ -160,14 +160,11 @@ def function_node(obj: Any) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """A griffe function's syntax tree, parsed from its module (a stub's `.py` beside it).
 
     Args:
-        obj: The griffe object.
+        obj: The griffe function (its callers have found one: DP001 reports the rest).
 
     Returns:
-        The function's node, or `None` when the object is not a function or its source
-        cannot be read or parsed.
+        The function's node, or `None` when its source cannot be read or parsed.
     """
-    if obj is None or not obj.is_function:
-        return None
     path = obj.filepath
     if path.suffix == ".pyi":
         path = path.with_suffix(".py")
