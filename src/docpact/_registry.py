@@ -81,7 +81,9 @@ def all_kinds() -> dict[str, Kind]:
     kinds = dict(KINDS)
     owners = {rule.code: (rule, "docpact") for rule in RULES}
     for point in entry_points(group=ENTRY_POINTS):
-        where = f"entry point {point.name} ({point.value}) of distribution {_distribution(point)}"
+        # entry_points() reads each point from a distribution's metadata: `dist` is always set.
+        distribution = f"distribution {point.dist.name}"
+        where = f"entry point {point.name} ({point.value}) of {distribution}"
         try:
             kind = point.load()
         except Exception as error:  # any failure of another distribution's import
@@ -101,14 +103,9 @@ def all_kinds() -> dict[str, Kind]:
                     "already defines: give the rule a code of its own"
                 )
                 raise DocpactError(msg)
-            owners[rule.code] = (rule, f"distribution {_distribution(point)}")
+            owners[rule.code] = (rule, distribution)
         kinds[kind.name] = kind
     return kinds
-
-
-def _distribution(point: object) -> str:
-    dist = getattr(point, "dist", None)
-    return dist.name if dist is not None else "unknown"
 
 
 def kind(name: str) -> Kind | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from docpact import DocpactError, check_project, find_pyproject, load_config
+from docpact import Contract, DocpactError, check_project, find_pyproject, load_config
 from docpact._model.config import DEFAULT_HEADINGS, Headings
 from docpact._model.rules import Kind
 from docpact._registry import KINDS
@@ -270,3 +270,64 @@ def test_a_config_defaults_block_after_a_claim_marker_is_collected(tmp_path: Pat
     assert [(r.start, r.parsed.file, r.parsed.source) for r in regions] == [
         (page.index("<!-- docpact: config"), "d.yaml", "x: 1\n")
     ]
+
+
+def test_load_config_requires_contracts_unless_told_otherwise(here: Path) -> None:
+    """As the MkDocs plugin and the griffe extension call it, a table without one is an error."""
+    (here / PYPROJECT).write_text('[tool.docpact]\npaths = ["src"]\n', "utf-8")
+    with pytest.raises(DocpactError) as error:
+        load_config(here / PYPROJECT)
+    assert str(error.value) == (
+        f"{PYPROJECT}:1: error: tool.docpact.contract must be a non-empty array of tables, got None"
+    )
+
+
+# A kind without a parser, as another distribution may register one: docpact parses it.
+PLAIN = Kind("plain", "docs sections only", frozenset(), frozenset({"docs"}), "section", ())
+
+
+def test_a_kind_without_a_parser_gives_a_contract_of_its_kind_and_docs(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each table becomes a plain `Contract`: its kind, its line and its `docs`, if any."""
+    monkeypatch.setitem(KINDS, "plain", PLAIN)
+    text = (
+        '[[tool.docpact.contract]]\nkind = "plain"\ndocs = ["d.md#x", "d.md#y"]\n\n'
+        '[[tool.docpact.contract]]\nkind = "plain"\n'
+    )
+    (here / PYPROJECT).write_text(text, "utf-8")
+    assert load_config(here / PYPROJECT).contracts == (
+        Contract(kind="plain", line=1, docs=("d.md#x", "d.md#y")),
+        Contract(kind="plain", line=5),
+    )
+
+
+def test_a_kind_without_a_parser_has_its_docs_checked_at_their_line(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`docs` must be a list of sections, as for docpact's own kinds."""
+    monkeypatch.setitem(KINDS, "plain", PLAIN)
+    message = error_of(here, '[[tool.docpact.contract]]\nkind = "plain"\ndocs = "d.md#x"\n')
+    assert message == (
+        f"{PYPROJECT}:3: error: tool.docpact.contract[0].docs must be a list of "
+        "'page.md#anchor' strings, got 'd.md#x'"
+    )
+
+
+def test_a_kinds_parser_is_given_the_table_without_its_kind_key(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kind` picks the parser; the parser sees only the kind's own keys."""
+    given: list[list[str]] = []
+
+    def parse(entry: dict[str, object], key: str) -> Contract:
+        given.append(sorted(entry))
+        return Contract(kind="pages")
+
+    pages = Kind("pages", "pages", frozenset({"pages"}), frozenset(), "page", (), parse=parse)
+    monkeypatch.setitem(KINDS, "pages", pages)
+    (here / PYPROJECT).write_text(
+        '[[tool.docpact.contract]]\nkind = "pages"\npages = []\n', "utf-8"
+    )
+    load_config(here / PYPROJECT)
+    assert given == [["pages"]]

@@ -178,6 +178,48 @@ def test_python_tags_resolve_as_pyyaml_would_build_them(
     assert read_mkdocs(tmp_path)["tag"].resolve() == expected
 
 
+@pytest.mark.parametrize(
+    ("tag", "value", "expected"),
+    [
+        ("python/name:os.path.join", None, os.path.join),
+        ("python/object/apply:builtins.divmod", [7, 2], (3, 1)),
+        ("python/object/apply:builtins.int", {"args": ["ff"], "kwds": {"base": 16}}, 255),
+        ("python/object/apply:builtins.list", None, []),
+    ],
+)
+def test_a_python_tag_imports_what_it_names_and_applies_its_arguments(
+    tag: str, value: object, expected: object
+) -> None:
+    """`python/name` is the object itself; `python/object/apply` calls it with its value."""
+    assert PythonTag(f"tag:yaml.org,2002:{tag}", value).resolve() == expected
+
+
+@pytest.mark.parametrize(
+    ("tag", "message"),
+    [
+        ("python/name:no_such_module.slugify", "No module named 'no_such_module'"),
+        ("python/name:os.no_such_slugify", "module 'os' has no attribute 'no_such_slugify'"),
+        ("python/object/apply:os.path.no_such", "module 'posixpath' has no attribute 'no_such'"),
+    ],
+)
+def test_a_python_tag_that_cannot_be_imported_raises_import_error_saying_why(
+    tag: str, message: str
+) -> None:
+    """A missing module, or a module without the attribute, is an ImportError with the reason."""
+    with pytest.raises(ImportError) as raised:
+        PythonTag(f"tag:yaml.org,2002:{tag}").resolve()
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("text", ["", "- site_name: a\n", "site_name\n"])
+def test_an_mkdocs_yml_that_is_not_a_mapping_gives_no_settings(tmp_path: Path, text: str) -> None:
+    """Empty, a list or a word: no settings, so MkDocs' own toc alone and no docstring style."""
+    (tmp_path / "mkdocs.yml").write_text(text, "utf-8")
+    assert read_mkdocs(tmp_path) == {}
+    assert headings(tmp_path) == Headings(("toc",), (), blocks=False)
+    assert docstring_style(tmp_path) is None
+
+
 def test_a_slugify_that_is_not_in_its_module_is_a_usage_error_naming_why(tmp_path: Path) -> None:
     config = "markdown_extensions:\n  - toc:\n      slugify: !!python/name:os.no_such_slugify\n"
     (tmp_path / "mkdocs.yml").write_text(config, "utf-8")

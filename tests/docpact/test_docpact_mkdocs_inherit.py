@@ -9,6 +9,7 @@ import pytest
 import yaml
 from mkdocs.utils.yaml import yaml_load
 
+from docpact import DocpactError
 from docpact.__main__ import main
 from docpact._model.config import Headings
 from docpact._readers.mkdocs_load import read_mkdocs
@@ -248,6 +249,19 @@ def test_a_broken_inherit_is_a_configuration_error_naming_its_line(
         (project / name).write_bytes(text.encode("utf-8", "surrogateescape"))
     assert main(["check"]) == 2
     assert capsys.readouterr() == ("", f"{message}\n")
+
+
+def test_an_inherit_key_given_by_env_is_named_at_the_first_line_of_the_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key that no line spells `INHERIT` (`!ENV` gives it) is named where the mapping starts."""
+    monkeypatch.delenv("DOCPACT_TEST_UNSET", raising=False)
+    monkeypatch.chdir(tmp_path)
+    text = "# The site.\nsite_name: a\n? !ENV [DOCPACT_TEST_UNSET, INHERIT]\n: base.yml\n"
+    (tmp_path / "mkdocs.yml").write_text(text, "utf-8")
+    with pytest.raises(DocpactError) as raised:
+        read_mkdocs(tmp_path)
+    assert str(raised.value) == "mkdocs.yml:2: error: INHERIT names base.yml, which does not exist"
 
 
 def test_docpact_check_takes_the_anchors_from_a_parent(

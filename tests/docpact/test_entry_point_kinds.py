@@ -78,6 +78,24 @@ CLASH = Kind(
     noun="thing",
     rules=(Rule("DP001", "another rule under DP001", "nowhere", no_todo),),
 )
+AGAIN = Kind(
+    name="again",
+    summary="reuses the code of todo's rule",
+    required=frozenset({"pages"}),
+    optional=frozenset(),
+    noun="page",
+    rules=(Rule("XT001", "another rule under XT001", "the line", no_todo),),
+    parse=parse,
+)
+ALSO = Kind(
+    name="also",
+    summary="shares todo's rule itself",
+    required=frozenset({"pages"}),
+    optional=frozenset(),
+    noun="page",
+    rules=TODO.rules,
+    parse=parse,
+)
 """
 PYPROJECT = """
 [[tool.docpact.contract]]
@@ -189,8 +207,14 @@ def test_a_registered_kind_parses_its_own_keys(
             "error: docpact kind entry point again (todo_kind:TODO) of distribution "
             "broken-kind is named 'todo', which another kind is",
         ),
+        (
+            "todo = todo_kind:TODO\nagain = todo_kind:AGAIN\n",
+            "error: docpact kind entry point again (todo_kind:AGAIN) of distribution "
+            "broken-kind defines code XT001, which distribution broken-kind already defines: "
+            "give the rule a code of its own",
+        ),
     ],
-    ids=["code collision", "import fails", "not a kind", "name collision"],
+    ids=["code collision", "import fails", "not a kind", "name collision", "registered code"],
 )
 def test_a_broken_registered_kind_exits_2_naming_its_distribution(
     site: Path,
@@ -220,6 +244,21 @@ def test_a_broken_registered_kind_exits_2_naming_its_distribution(
     assert out == ""
     assert err.endswith(f"error: argument --select: {error.removeprefix('error: ')}\n")
     assert err.count("error:") == 1
+
+
+def test_registered_kinds_may_share_one_rule(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two kinds holding the same `Rule` define its code once: no collision, one help line."""
+    _install(site, "todo-kind", "todo = todo_kind:TODO\nalso = todo_kind:ALSO\n")
+    assert main(["check", "--pyproject", str(_project(tmp_path))]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "docs/guide.md:3: XT001 docs/guide.md still says TODO"
+    ]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--help"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.count("XT001") == 1
 
 
 @pytest.mark.parametrize("form", ["json", "sarif"])

@@ -9,7 +9,8 @@ import pytest
 
 import docpact
 from docpact.__main__ import main
-from docpact._registry import CODES, KINDS, RULES
+from docpact._model.config import Config, Contract
+from docpact._registry import CODES, KINDS, RULES, check_contract
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
 
@@ -100,3 +101,14 @@ def test_the_page_lists_every_suppression_of_a_claim_word_with_its_reason() -> N
     ]
     assert _suppressions_listed() == found
     assert len(found) == 2
+
+
+def test_a_contract_of_a_kind_no_one_registers_is_an_error_naming_the_kind(
+    tmp_path: Path,
+) -> None:
+    """A kind's parser may name its contract's kind wrongly: checking it names the kind."""
+    contract = Contract(kind="unregistered")
+    config = Config(pyproject=tmp_path / "pyproject.toml", contracts=(contract,))
+    with pytest.raises(docpact.DocpactError) as error:
+        check_contract(contract, config=config, package=None)
+    assert str(error.value) == "error: no docpact kind 'unregistered'"
