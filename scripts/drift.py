@@ -176,8 +176,8 @@ def apply(drift: Drift, tree: Path) -> None:
 def bound_properties(tree: Path) -> dict[str, str]:
     """The claims' properties that the `tests` session runs, as pytest node id to claim ID.
 
-    docpact reads the bindings from the tree's test files without importing them. A
-    property defined in a class is left out (its node id needs the class).
+    docpact reads the bindings from the tree's test files without importing them, each
+    with its node id (`Class::name` for a method).
 
     Raises:
         DriftError: If the tree's claims contracts cannot be read.
@@ -197,7 +197,7 @@ def bound_properties(tree: Path) -> dict[str, str]:
         analysis = analyse(contract, config)
         for binding in analysis.bindings:
             if binding.claim is not None and analysis.session(binding) == "tests":
-                found[f"{binding.path}::{binding.function}"] = binding.claim
+                found[f"{binding.path}::{binding.node}"] = binding.claim
     return found
 
 

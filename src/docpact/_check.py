@@ -83,8 +83,9 @@ def check_project(config: Config, checker: ContractExtension | None = None) -> l
         The findings, sorted by path, line and code.
 
     Raises:
-        DocpactError: When griffe loaded a package without calling the extension's
-            `on_package` hook (griffe older than 1.14), so its contracts went unchecked.
+        DocpactError: When a check cannot run (a broken registered kind), or griffe loaded a
+            package without calling the extension's `on_package` hook (griffe older than
+            1.14), so its contracts went unchecked.
     """
     extension = checker or ContractExtension(config=config, log=False)
     loader = GriffeLoader(
@@ -96,6 +97,8 @@ def check_project(config: Config, checker: ContractExtension | None = None) -> l
     with _griffe_filtered():
         findings = _load_each(config, loader, extension)
     extension.check_unpackaged()  # in case no package was loaded
+    if extension.errors:
+        raise extension.errors[0]
     return sorted(findings + extension.findings)
 
 

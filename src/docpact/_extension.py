@@ -15,6 +15,7 @@ the build and the plugin knows what it reported.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from griffe import Extension, get_logger
 
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
+from docpact._readers.mkdocs_load import read_mkdocs
 from docpact._registry import check_contract
 
 if TYPE_CHECKING:
@@ -61,11 +63,15 @@ class ContractExtension(Extension):
             collected in `findings` either way.
         defer_to: Another extension that checks in this one's place, the one the docpact
             MkDocs plugin owns; `pyproject` and `config` are then its own.
+        **unknown: Options it does not take, as misspelt in `mkdocs.yml`: each is an error
+            logged by name, which fails a strict build.
 
     Attributes:
         config: The contracts, or `None` when they could not be read (the error is logged).
         findings: Every finding so far, sorted within each package.
         checked: Every contract checked so far, in the order they were checked.
+        errors: With `log=False`, the errors that stopped a check (a broken registered
+            kind), for the caller to raise.
     """
 
     def __init__(
@@ -75,10 +81,17 @@ class ContractExtension(Extension):
         config: Config | None = None,
         log: bool = True,
         defer_to: ContractExtension | None = None,
+        **unknown: object,
     ) -> None:
         super().__init__()
+        if unknown:  # a misspelt option of mkdocs.yml, not a traceback from griffe
+            get_logger("docpact").error(
+                "docpact's griffe extension has no option %s; it takes pyproject",
+                ", ".join(sorted(unknown)),
+            )
         self.findings: list[Finding] = []
         self.checked: list[Contract] = []
+        self.errors: list[DocpactError] = []
         self._log = log
         self._owner = defer_to
         if defer_to is not None:
@@ -131,8 +144,14 @@ class ContractExtension(Extension):
                 for finding in check_contract(contract, package=package, config=self.config)
             )
         except DocpactError as error:
-            # An error, so a strict build fails on one line, not on griffe's traceback.
-            get_logger("docpact").error("%s", error)
+            # The contracts count as checked, so that no one reports them as never reached.
+            # Logged, the error fails a strict build on one line, not on griffe's traceback;
+            # else the check that owns this extension raises it (`check_project`).
+            self.checked.extend(contracts)
+            if self._log:
+                get_logger("docpact").error("%s", error)
+            else:
+                self.errors.append(error)
             return
         self.checked.extend(contracts)
         self.findings.extend(found)
@@ -143,19 +162,42 @@ class ContractExtension(Extension):
 
 
 def _warn_unchecked(config: Config, package: str) -> None:
-    """Say how many contracts only a page that renders their package would check.
+    """Say how many contracts this build leaves unchecked, and the line that checks them.
 
     Run with the first package of a build that no docpact plugin owns: mkdocstrings loads a
-    package only for a page that renders it.
+    package only for a page that renders one of its objects (`::: package.object`), so a
+    contract on a package no page of the site names goes unchecked.
     """
-    elsewhere = [c for c in config.contracts if c.package not in (None, package)]
-    if elsewhere:
-        packages = ", ".join(sorted({c.package for c in elsewhere if c.package}))
+    rendered = _rendered_packages(config.root) | {package}
+    unchecked = [c for c in config.contracts if c.package is not None and c.package not in rendered]
+    if unchecked:
+        packages = ", ".join(sorted({c.package for c in unchecked if c.package}))
         get_logger("docpact").warning(
-            "%d of %d docpact contracts are on packages no page has loaded yet (%s), and only "
-            "the docpact MkDocs plugin checks a contract whose package no page renders: add "
-            "`- docpact` under `plugins:` in mkdocs.yml",
-            len(elsewhere),
+            "%d of %d docpact contracts are on packages that no page renders (%s), so this "
+            "build leaves them unchecked: add `- docpact` under `plugins:` in mkdocs.yml, and "
+            "the docpact plugin checks every contract in every build",
+            len(unchecked),
             len(config.contracts),
             packages,
         )
+
+
+# An mkdocstrings directive, `::: package.module.object`, at the start of a line.
+_RENDERS = re.compile(r"^[ \t]*:::[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+def _rendered_packages(root: Path) -> set[str]:
+    """The top-level packages the site's pages render with mkdocstrings' `:::` directive."""
+    try:
+        settings = read_mkdocs(root) or {}
+    except DocpactError:  # the build reports its own configuration errors
+        settings = {}
+    folder = settings.get("docs_dir", "docs")
+    pages = root / (folder if isinstance(folder, str) else "docs")
+    found: set[str] = set()
+    for page in sorted(pages.rglob("*.md")) if pages.is_dir() else []:
+        try:
+            found |= set(_RENDERS.findall(page.read_text(encoding="utf-8-sig")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found

@@ -28,6 +28,7 @@ so the boxes and the findings follow an edit of a contract or a property test.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,7 +94,8 @@ _CSS = f"""\
 
 
 class _Options(base.Config):
-    pyproject = c.Optional(c.Type(str))
+    # A path, or mkdocs.yml's `!relative $config_dir/pyproject.toml`, a path-like object.
+    pyproject = c.Optional(c.Type((str, os.PathLike)))
 
 
 class DocpactPlugin(BasePlugin[_Options]):
@@ -208,7 +210,7 @@ def _defer_extensions(config: MkDocsConfig, checker: ContractExtension) -> None:
     extensions = options.get("extensions") or []
     for i, entry in enumerate(extensions):
         name, settings = next(iter(entry.items())) if isinstance(entry, dict) else (entry, {})
-        if _is_docpact(name):
+        if _is_docpact(name) and isinstance(settings or {}, dict):
             extensions[i] = {name: {**(settings or {}), "defer_to": checker}}
 
 

@@ -943,8 +943,9 @@ def test_every_binding_is_checked_after_a_malformed_one(tmp_path: Path) -> None:
 def test_a_claim_without_a_property_names_every_properties_folder(tmp_path: Path) -> None:
     page = "# A\n\n<!-- docpact: claim lone -->\nThe claim.\n"
     assert claims_findings(tmp_path, {"docs/a.md": page, "tests/x.py": ""}) == [
-        "docs/a.md:3: DP013 claim lone has no property: decorate the test that checks it, in "
-        'tests, more, with @docpact.claim("lone"), then run docpact claims --update'
+        "docs/a.md:3: DP013 claim lone has no property: mark the test that checks it, in "
+        'tests, more, with @pytest.mark.docpact_claim("lone") or @docpact.claim("lone"), then '
+        "run docpact claims --update"
     ]
 
 

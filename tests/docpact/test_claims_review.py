@@ -267,8 +267,9 @@ def test_a_claim_without_a_property_is_dp013_at_its_marker(
     assert run(capsys, "check") == (
         1,
         [
-            f"{PAGE}:3: DP013 claim unbound has no property: decorate the test that checks it, "
-            'in tests, with @docpact.claim("unbound"), then run docpact claims --update'
+            f"{PAGE}:3: DP013 claim unbound has no property: mark the test that checks it, in "
+            'tests, with @pytest.mark.docpact_claim("unbound") or @docpact.claim("unbound"), '
+            "then run docpact claims --update"
         ],
         "",
     )
@@ -862,8 +863,9 @@ def test_claims_prints_the_findings_of_rules_dp012_to_dp014(
             f"{PAGE}:12: mean-holds: reviewed: {PROPS}:12 test_mean (run by nox -s tests)",
             f"{PAGE}:3: DP012 claim ID 'Bad' is not a valid name: lowercase letters and digits "
             "in words joined by single hyphens, starting with a letter (mass-per-rollout)",
-            f"{PAGE}:6: DP013 claim unbound has no property: decorate the test that checks it, "
-            'in tests, with @docpact.claim("unbound"), then run docpact claims --update',
+            f"{PAGE}:6: DP013 claim unbound has no property: mark the test that checks it, in "
+            'tests, with @pytest.mark.docpact_claim("unbound") or @docpact.claim("unbound"), '
+            "then run docpact claims --update",
             "tests/test_gone.py:4: DP014 property test_gone is bound to claim gone, which no "
             f"claims page has ({PAGE}): mark its claim with <!-- docpact: claim gone -->, or "
             "remove the binding",
@@ -1121,3 +1123,38 @@ def split_properties(root: Path) -> None:
     sum_only, _, mean = PROPS_TEXT.partition("\n\n\n@docpact.claim(\n")
     write(root, PROPS, sum_only + "\n")
     write(root, "tests/test_mean.py", "import docpact\n\n\n@docpact.claim(\n" + mean)
+
+
+def test_update_through_a_symbolic_link_writes_the_file_it_names(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = project / "elsewhere" / "props.py"
+    real.parent.mkdir()
+    (project / PROPS).rename(real)
+    (project / PROPS).symlink_to(real)
+    assert main(["claims", "--update"]) == 0
+    assert (project / PROPS).is_symlink()
+    assert real.read_text(encoding="utf-8").count("reviewed=") == 2
+
+
+def test_update_of_a_file_with_another_hard_link_keeps_both_names_on_one_text(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = project / "props-link.py"
+    other.hardlink_to(project / PROPS)
+    assert main(["claims", "--update"]) == 0
+    assert other.read_text(encoding="utf-8") == (project / PROPS).read_text(encoding="utf-8")
+    assert other.stat().st_ino == (project / PROPS).stat().st_ino
+
+
+def test_update_of_a_file_its_owner_cannot_write_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As for a read-only file (root may write any file, so the check itself is faked here)."""
+    monkeypatch.setattr(_review.os, "access", lambda path, mode: False)
+    assert run(capsys, "claims", "--update") == (
+        2,
+        [],
+        f"{PROPS}: error: cannot write the reviewed fingerprints: Permission denied\n",
+    )
+    assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT

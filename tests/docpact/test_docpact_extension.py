@@ -168,10 +168,10 @@ operands = ["a"]
 """
 
 
-def test_the_first_package_warns_of_the_contracts_on_packages_no_page_loaded(
+def test_the_first_package_warns_of_the_contracts_on_packages_no_page_renders(
     project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Without the plugin, the first package loaded names the packages left to the pages."""
+    """Without the plugin, the first package loaded names the packages no page renders."""
     with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
         file.write(ELSEWHERE)
     extension = ContractExtension(config=load_config(project / "pyproject.toml"))
@@ -182,9 +182,9 @@ def test_the_first_package_warns_of_the_contracts_on_packages_no_page_loaded(
         (
             "docpact",
             logging.WARNING,
-            "3 of 4 docpact contracts are on packages no page has loaded yet (alpha, zeta), and "
-            "only the docpact MkDocs plugin checks a contract whose package no page renders: "
-            "add `- docpact` under `plugins:` in mkdocs.yml",
+            "3 of 4 docpact contracts are on packages that no page renders (alpha, zeta), so "
+            "this build leaves them unchecked: add `- docpact` under `plugins:` in mkdocs.yml, "
+            "and the docpact plugin checks every contract in every build",
         )
     ]
 
@@ -214,10 +214,13 @@ object = "ratio"
 """
 
 
-def test_a_check_that_reads_a_broken_kind_logs_one_error_and_checks_nothing(
+def test_a_check_that_reads_a_broken_kind_logs_one_error_and_finds_nothing(
     project: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A `kinds` contract reads the registered kinds: a broken one is one docpact error."""
+    """A `kinds` contract reads the registered kinds: a broken one is one docpact error.
+
+    The contracts it stopped count as checked, so no one reports them as never reached.
+    """
 
     def broken() -> None:
         raise DocpactError(BROKEN_KIND)
@@ -229,7 +232,26 @@ def test_a_check_that_reads_a_broken_kind_logs_one_error_and_checks_nothing(
     loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
     with caplog.at_level(logging.INFO, logger="docpact"):
         loader.load("ratio")
-    assert (extension.checked, extension.findings) == ([], [])
+    assert (extension.checked, extension.findings) == (list(extension.config.contracts), [])
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
         ("docpact", logging.ERROR, BROKEN_KIND)
     ]
+
+
+def test_docpact_check_stops_on_a_broken_kind_with_that_one_error(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The error that stopped a contract's check is the one line printed, exit 2."""
+    from docpact.__main__ import main
+
+    def broken() -> None:
+        raise DocpactError(BROKEN_KIND)
+
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
+        file.write(KINDS)
+    monkeypatch.setattr("docpact._registry.all_kinds", broken)
+    monkeypatch.chdir(project)
+    assert main(["check"]) == 2
+    assert capsys.readouterr() == ("", f"{BROKEN_KIND}\n")
+    with pytest.raises(DocpactError, match=re.escape(BROKEN_KIND)):
+        check_project(load_config(project / "pyproject.toml"))

@@ -120,7 +120,7 @@ def test_the_plugin_needs_neither_mkdocstrings_nor_admonition_without_claims(
     assert f"docpact: {DIVIDE}:" in broken.stdout
 
 
-def test_the_extension_without_the_plugin_says_which_contracts_may_go_unchecked(
+def test_the_extension_without_the_plugin_says_which_contracts_go_unchecked(
     tmp_path: Path,
 ) -> None:
     """A contract on a package no page renders: the build names the plugin line to add."""
@@ -135,8 +135,13 @@ def test_the_extension_without_the_plugin_says_which_contracts_may_go_unchecked(
     result = mkdocs_build(project)
     assert result.returncode == 1, result.stdout
     [warning] = [line for line in result.stdout.splitlines() if line.startswith("WARNING")]
-    assert "1 of 2 docpact contracts are on packages no page has loaded yet (other)" in warning
+    assert "1 of 2 docpact contracts are on packages that no page renders (other)" in warning
     assert "add `- docpact` under `plugins:` in mkdocs.yml" in warning
+    (project / "docs" / "other.md").write_text("# Other\n\n::: other\n", encoding="utf-8")
+    rendered = mkdocs_build(project)  # a page renders every package: nothing goes unchecked
+    assert "WARNING" not in rendered.stdout, rendered.stdout
+    assert "docpact: src/other/__init__.py:2: DP002" in rendered.stdout
+    (project / "docs" / "other.md").unlink()
     with (project / "mkdocs.yml").open("a", encoding="utf-8") as file:
         file.write("  - docpact\n")
     plugged = mkdocs_build(project)

@@ -76,7 +76,7 @@ def _missing_sections(subject: Subject) -> Iterator[tuple[str, int, str]]:
 
 
 def _closest(anchor: str, found: list[Section]) -> str:
-    """The page's anchors closest to a missing one, as a hint; all of them when none is close."""
+    """The page's anchors closest to a missing one, as a hint; its first five when none is."""
     anchors = list(dict.fromkeys(section.anchor for section in found))
     if not anchors:
         return " (the page has no headings)"

@@ -119,7 +119,7 @@ def _load(path: Path, children: dict[Path, str]) -> Any:
     except (OSError, UnicodeDecodeError) as error:
         msg = f"{where}: error: {cannot_read(error)}"
         raise DocpactError(msg) from None
-    cached, line = _parse(where, text)
+    cached, line = _parse(where, text, _environment(text))
     # A copy: the merge and the callers change what they get; the cache keeps the file's own.
     data = copy.deepcopy(cached)
     if not (isinstance(data, dict) and "INHERIT" in data):
@@ -159,14 +159,19 @@ def _merge(parent: dict[Any, Any], child: dict[Any, Any]) -> dict[Any, Any]:
     return parent
 
 
+def _environment(text: str) -> tuple[tuple[str, str], ...]:
+    """What of the environment a text's `!ENV` tags may read: all of it, if it has one."""
+    return tuple(sorted(os.environ.items())) if "!ENV" in text else ()
+
+
 @functools.lru_cache(maxsize=16)
-def _parse(where: str, text: str) -> tuple[Any, int]:
+def _parse(where: str, text: str, environment: tuple[tuple[str, str], ...]) -> tuple[Any, int]:
     """One file's data and the line that gives its `INHERIT`, cached by the file's own text.
 
     Each file of an `INHERIT` chain is cached by its own text, and `read_mkdocs` reads every
     file and merges the chain anew on each call: an edited parent is never served stale
-    beneath an unchanged child. `!ENV` is read when a text is first parsed; within one check
-    the environment does not change.
+    beneath an unchanged child. A text with `!ENV` tags is cached by the environment too
+    (`environment`), so a changed variable is read anew.
     """
     loader = _Loader(text)
     try:

@@ -207,15 +207,27 @@ def _check(written: str, path: str, edits: list[Review]) -> None:
 
 
 def _replace(file: Path, data: bytes, path: str) -> None:
-    """Replace a file with new bytes in one step, keeping its permissions."""
+    """Replace a file's bytes in one step, as its owner may, keeping its mode and its links.
+
+    The new bytes go to a temporary file beside the file a link names, then take its place,
+    so a symbolic link still names it. A file with other hard links is written in place
+    instead (a new file would leave those links on the old text), and a file its owner
+    cannot write is refused, as an editor refuses it.
+    """
+    target = file.resolve()
     try:
-        mode = file.stat().st_mode
-        handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.")
+        status = target.stat()
+        if not os.access(target, os.W_OK):
+            raise PermissionError(13, "Permission denied")
+        if status.st_nlink > 1:
+            target.write_bytes(data)
+            return
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
         try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
-            os.chmod(temporary, mode)
-            os.replace(temporary, file)
+            os.chmod(temporary, status.st_mode)
+            os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)
             raise

@@ -51,8 +51,9 @@ def _one_property_each(subject: Subject) -> list[tuple[str, int, str]]:
         if not bound:
             folders = ", ".join(subject.contract.properties)
             message = (
-                f"claim {block.argument} has no property: decorate the test that checks it, "
-                f'in {folders}, with @docpact.claim("{block.argument}"), then run {_UPDATE}'
+                f"claim {block.argument} has no property: mark the test that checks it, in "
+                f'{folders}, with @pytest.mark.docpact_claim("{block.argument}") or '
+                f'@docpact.claim("{block.argument}"), then run {_UPDATE}'
             )
             findings.append((page, block.line, message))
         elif len(bound) > 1:
@@ -174,7 +175,8 @@ WELL_FORMED = Rule(
 
 ONE_PROPERTY_EACH = Rule(
     "DP013",
-    'every claim has exactly one property: a test decorated with `@docpact.claim("ID")`',
+    "every claim has exactly one property: a test marked "
+    '`@pytest.mark.docpact_claim("ID")` or decorated with `@docpact.claim("ID")`',
     "the claim's marker",
     _one_property_each,
 )
