@@ -919,6 +919,33 @@ def test_claims_on_pages_without_claims_says_there_are_none(
     )
 
 
+def test_claims_on_pages_without_claims_names_every_page(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(project, "pyproject.toml", '["docs/page.md"]', '["docs/page.md", "docs/other.md"]')
+    write(project, PAGE, "# Page\n")
+    write(project, "docs/other.md", "# Other\n")
+    write(project, PROPS, "")
+    assert run(capsys, "claims") == (
+        0,
+        [
+            f"no claims on the claims pages ({PAGE}, docs/other.md): mark one with "
+            "<!-- docpact: claim ID -->"
+        ],
+        "",
+    )
+
+
+def test_a_claims_contract_without_words_or_session_has_the_default_words_and_no_session(
+    project: Path,
+) -> None:
+    from docpact import load_config
+    from docpact._kinds.claims.contract import DEFAULT_WORDS
+
+    [contract] = load_config(project / "pyproject.toml").contracts
+    assert (contract.words, contract.session) == (DEFAULT_WORDS, "")  # type: ignore[attr-defined]
+
+
 def test_update_keeps_every_other_line_byte_for_byte(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
