@@ -921,6 +921,33 @@ def test_claims_on_pages_without_claims_says_there_are_none(
     )
 
 
+def test_claims_on_pages_without_claims_names_every_page(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(project, "pyproject.toml", '["docs/page.md"]', '["docs/page.md", "docs/other.md"]')
+    write(project, PAGE, "# Page\n")
+    write(project, "docs/other.md", "# Other\n")
+    write(project, PROPS, "")
+    assert run(capsys, "claims") == (
+        0,
+        [
+            f"no claims on the claims pages ({PAGE}, docs/other.md): mark one with "
+            "<!-- docpact: claim ID -->"
+        ],
+        "",
+    )
+
+
+def test_a_claims_contract_without_words_or_session_has_the_default_words_and_no_session(
+    project: Path,
+) -> None:
+    from docpact import load_config
+    from docpact._kinds.claims.contract import DEFAULT_WORDS
+
+    [contract] = load_config(project / "pyproject.toml").contracts
+    assert (contract.words, contract.session) == (DEFAULT_WORDS, "")  # type: ignore[attr-defined]
+
+
 def test_update_keeps_every_other_line_byte_for_byte(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1003,6 +1030,52 @@ def test_update_replaces_the_file_in_one_step_keeping_its_mode(
     assert sorted(path.name for path in (project / "tests").iterdir()) == ["test_props.py"]
 
 
+def test_update_writes_a_hidden_temporary_file_beside_the_file_it_replaces(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the file's own folder, so that the one-step rename never crosses file systems."""
+    replaced = []
+    real = _review.os.replace
+
+    def spy(source: str, target: Path) -> None:
+        replaced.append((Path(source).parent, Path(source).name.startswith(".test_props.py.")))
+        real(source, target)
+
+    monkeypatch.setattr(_review.os, "replace", spy)
+    assert main(["claims", "--update"]) == 0
+    assert replaced == [(project / "tests", True)]
+
+
+def test_a_file_gone_before_its_reviews_are_written_is_an_error_naming_it(project: Path) -> None:
+    from docpact import DocpactError, load_config
+    from docpact._kinds.claims.analysis import analyse
+
+    config = load_config(project / "pyproject.toml")
+    found = _review.reviews(analyse(config.contracts[0], config))  # type: ignore[arg-type]
+    (project / PROPS).unlink()
+    with pytest.raises(DocpactError) as error:
+        _review.write_reviews(config, found)
+    assert str(error.value) == (
+        f"{PROPS}: error: cannot read the file to write its reviews: No such file or directory"
+    )
+
+
+def test_a_file_no_longer_utf_8_when_its_reviews_are_written_is_an_error_naming_it(
+    project: Path,
+) -> None:
+    from docpact import DocpactError, load_config
+    from docpact._kinds.claims.analysis import analyse
+
+    config = load_config(project / "pyproject.toml")
+    found = _review.reviews(analyse(config.contracts[0], config))  # type: ignore[arg-type]
+    (project / PROPS).write_bytes(b"# caf\xe9\n" + PROPS_TEXT.encode("utf-8"))
+    with pytest.raises(DocpactError) as error:
+        _review.write_reviews(config, found)
+    assert str(error.value) == (
+        f"{PROPS}: error: cannot write its reviews: the file is not UTF-8 text"
+    )
+
+
 def test_a_stamp_that_would_overflow_the_line_is_refused_with_the_line_to_add(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1028,6 +1101,62 @@ def test_a_stamp_that_would_overflow_the_line_is_refused_with_the_line_to_add(
     assert (status, out[1]) == (0, "1 re-approved")
 
 
+def test_a_re_approval_of_a_line_already_past_the_line_length_is_written(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new stamp as wide as the old leaves the line as long as it was: no refusal."""
+    replace(reviewed, "pyproject.toml", "line-length = 100", "line-length = 60")
+    replace(reviewed, PAGE, "always sum to one", "always sum to 1")
+    before = (reviewed / PROPS).read_text(encoding="utf-8")
+    old = before.split('reviewed="')[1].split('"')[0]
+    new = f"{text_fingerprint('The weights always sum to 1.')}/{old.split('/')[1]}"
+    assert len(before.splitlines()[6]) == 63
+    status, out, err = run(capsys, "claims", "--update", "sum-one")
+    assert (status, out[:2], err) == (
+        0,
+        [
+            f"{PROPS}:7: re-approved test_sum against claim sum-one ({PAGE}:3): {old} -> {new}",
+            "1 re-approved",
+        ],
+        "",
+    )
+    assert (reviewed / PROPS).read_text(encoding="utf-8") == before.replace(old, new)
+
+
+def test_a_stamp_that_fills_the_line_length_exactly_is_written(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace(project, "pyproject.toml", "line-length = 100", "line-length = 63")
+    assert main(["claims", "--update"]) == 0
+    line = (project / PROPS).read_text(encoding="utf-8").splitlines()[6]
+    assert (line.startswith('@docpact.claim("sum-one", reviewed="'), len(line)) == (True, 63)
+
+
+def test_a_spread_stamp_joined_past_the_line_length_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Joining a stamp's lines makes a new line, refused past the limit however long the first."""
+    replace(project, "pyproject.toml", "line-length = 100", "line-length = 50")
+    first = '    reviewed=("000000000000" "/"  # the claim\'s text, then below its code'
+    replace(
+        project,
+        PROPS,
+        '@docpact.claim("sum-one")',
+        f'@docpact.claim(\n    "sum-one",\n{first}\n        "000000000000"),  # as reviewed\n)',
+    )
+    before = (project / PROPS).read_text(encoding="utf-8")
+    status, out, err = run(capsys, "claims", "--update", "sum-one")
+    stamp = err.split('reviewed="')[1].split('"')[0]
+    assert (status, out, len(first)) == (2, [], 73)
+    assert err == (
+        f'{PROPS}:9: error: writing reviewed="{stamp}" would make line 9 58 characters long, '
+        "over the line length 50, so nothing was written: add "
+        f'`reviewed="{stamp}",` on a line of its own inside the parentheses of test_sum\'s '
+        "binding (that is the review)\n"
+    )
+    assert (project / PROPS).read_text(encoding="utf-8") == before
+
+
 @pytest.mark.parametrize(
     ("pyproject", "length"),
     [
@@ -1035,6 +1164,9 @@ def test_a_stamp_that_would_overflow_the_line_is_refused_with_the_line_to_add(
         ("[tool.black]\nline-length = 120\n", 120),
         ("[tool.ruff]\nline-length = 99\n[tool.black]\nline-length = 120\n", 99),
         ("[tool.ruff]\nline-length = true\n", 88),
+        ("[tool.ruff]\nline-length = 0\n", 88),
+        ("[tool.ruff]\nline-length = 1\n", 1),
+        ("tool = 1\n", 88),
         ("[project]\nname = 'x'\n", 88),
         ("not toml [", 88),
     ],
@@ -1095,10 +1227,10 @@ def test_a_rewrite_that_would_not_parse_is_refused_and_nothing_is_written(
     monkeypatch.setattr(_review, "_edited", broken)
     status, out, err = run(capsys, "claims", "--update")
     assert (status, out) == (2, [])
-    assert err.startswith(
-        "tests/test_mean.py: error: writing the reviews would leave a file that does not parse ("
+    assert err == (
+        "tests/test_mean.py: error: writing the reviews would leave a file that does not parse "
+        "('(' was never closed), so nothing was written: set reviewed= by hand\n"
     )
-    assert err.endswith("), so nothing was written: set reviewed= by hand\n")
     assert (project / PROPS).read_text(encoding="utf-8").count("reviewed=") == 0
 
 
@@ -1113,8 +1245,12 @@ def test_a_rewrite_whose_binding_would_lose_its_stamp_is_refused(
 
     monkeypatch.setattr(_review, "_edited", wrong)
     status, _, err = run(capsys, "claims", "--update")
-    assert status == 2
-    assert err.startswith(f"{PROPS}:7: error: the rewritten binding of test_sum would not hold")
+    stamp = err.split('reviewed="')[1].split('"')[0]
+    assert (status, err) == (
+        2,
+        f'{PROPS}:7: error: the rewritten binding of test_sum would not hold reviewed="{stamp}", '
+        "so nothing was written: set it by hand\n",
+    )
     assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT
 
 

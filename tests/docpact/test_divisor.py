@@ -236,3 +236,27 @@ def test_a_bad_code_names_table_is_a_configuration_error_at_its_line(
     assert str(raised.value).startswith(
         f"pyproject.toml:4: error: tool.docpact.contract[0].code-names {message}"
     )
+
+
+def test_a_divisor_contract_without_an_object_is_an_error_at_its_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docpact import DocpactError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.docpact.contract]]\noperands = ["a", "b"]\n', "utf-8"
+    )
+    with pytest.raises(DocpactError) as raised:
+        load_config(tmp_path / "pyproject.toml")
+    assert str(raised.value) == (
+        "pyproject.toml:1: error: tool.docpact.contract[0] needs object for a divisor contract"
+    )
+
+
+def test_a_spelling_less_close_than_four_fifths_is_no_near_miss(tmp_path: Path) -> None:
+    """`aa` is two thirds like `a`: the finding asks no did-you-mean."""
+    source = 'def f(x, aa, b):\n    """Scale by `a` and `b`."""\n    return x / (aa * b)\n'
+    assert check(tmp_path, source) == [
+        "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand `a`"
+    ]

@@ -227,6 +227,62 @@ def test_a_malformed_contract_of_any_kind_names_its_line_and_key(
     assert message in str(error.value)
 
 
+MALFORMED = {
+    "kinds without object": (
+        'kind = "kinds"\n',
+        4,
+        "tool.docpact.contract[0] needs object for a kinds contract",
+    ),
+    "kinds object not dotted": (
+        'kind = "kinds"\nobject = "1x"\n',
+        6,
+        "tool.docpact.contract[0].object must be a dotted Python path, got '1x'",
+    ),
+    "kinds docs not sections": (
+        'kind = "kinds"\nobject = "ratio"\ndocs = ["guide.md"]\n',
+        7,
+        "tool.docpact.contract[0].docs must be a list of 'page.md#anchor' strings, got "
+        "['guide.md']",
+    ),
+    "names object not dotted": (
+        'kind = "names"\nobject = "ratio."\nnames = ["a"]\n',
+        6,
+        "tool.docpact.contract[0].object must be a dotted Python path, got 'ratio.'",
+    ),
+    "names docs not a list": (
+        'kind = "names"\nobject = "ratio"\nnames = ["a"]\ndocs = "guide.md#a"\n',
+        8,
+        "tool.docpact.contract[0].docs must be a list of 'page.md#anchor' strings, got "
+        "'guide.md#a'",
+    ),
+    "config-defaults without docs": (
+        'kind = "config-defaults"\nfile = "x.yaml"\n',
+        4,
+        "tool.docpact.contract[0].docs must list at least one 'page.md#anchor' for a "
+        "config-defaults contract",
+    ),
+}
+
+
+@pytest.mark.parametrize(("contract", "line", "message"), MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_contract_is_an_error_at_the_key_at_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, contract: str, line: int, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    pyproject = tmp_path / PYPROJECT
+    pyproject.write_text(f"[project]\nname = 'x'\n\n[[tool.docpact.contract]]\n{contract}", "utf-8")
+    with pytest.raises(DocpactError) as error:
+        load_config(pyproject)
+    assert str(error.value) == f"{PYPROJECT}:{line}: error: {message}"
+
+
+def test_a_kinds_contract_may_list_no_docs(tmp_path: Path) -> None:
+    pyproject = tmp_path / PYPROJECT
+    pyproject.write_text('[[tool.docpact.contract]]\nkind = "kinds"\nobject = "ratio"\n', "utf-8")
+    [contract] = load_config(pyproject).contracts
+    assert (contract.kind, contract.docs) == ("kinds", ())
+
+
 @pytest.mark.parametrize(
     ("page", "source"),
     [
