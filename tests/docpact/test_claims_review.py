@@ -1164,6 +1164,7 @@ def test_a_spread_stamp_joined_past_the_line_length_is_refused(
         ("[tool.black]\nline-length = 120\n", 120),
         ("[tool.ruff]\nline-length = 99\n[tool.black]\nline-length = 120\n", 99),
         ("[tool.ruff]\nline-length = true\n", 88),
+        ("[tool]\nruff = 1\nblack = 'x'\n", 88),
         ("[tool.ruff]\nline-length = 0\n", 88),
         ("[tool.ruff]\nline-length = 1\n", 1),
         ("tool = 1\n", 88),

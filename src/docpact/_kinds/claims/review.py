@@ -129,7 +129,8 @@ def line_length(pyproject: Path) -> int:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return DEFAULT_LINE_LENGTH  # load_config read it; a file changed since is no reason
     for tool in ("ruff", "black"):
-        value = tools.get(tool, {}).get("line-length") if isinstance(tools, dict) else None
+        table = tools.get(tool) if isinstance(tools, dict) else None
+        value = table.get("line-length") if isinstance(table, dict) else None
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return DEFAULT_LINE_LENGTH
