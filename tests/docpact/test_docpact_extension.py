@@ -255,3 +255,81 @@ def test_docpact_check_stops_on_a_broken_kind_with_that_one_error(
     assert capsys.readouterr() == ("", f"{BROKEN_KIND}\n")
     with pytest.raises(DocpactError, match=re.escape(BROKEN_KIND)):
         check_project(load_config(project / "pyproject.toml"))
+
+
+def test_the_packages_a_site_renders_are_those_its_pages_name_with_the_directive(
+    tmp_path: Path,
+) -> None:
+    """`::: package.object` at a line's start, indented or not, in any page of docs_dir."""
+    from docpact._extension import _rendered_packages
+
+    (tmp_path / "pages" / "deep").mkdir(parents=True)
+    (tmp_path / "mkdocs.yml").write_text("site_name: s\ndocs_dir: pages\n", encoding="utf-8")
+    (tmp_path / "pages" / "a.md").write_text(
+        "# A\n\n::: alpha.scale\n\n  :::\tbeta\n\ntext ::: gamma\n:::delta\n", encoding="utf-8"
+    )
+    (tmp_path / "pages" / "deep" / "b.md").write_text("\ufeff::: zeta.f\n", encoding="utf-8")
+    (tmp_path / "pages" / "c.md").write_bytes(b"::: eta\n\xff\n")  # not UTF-8: not read
+    (tmp_path / "pages" / "d.txt").write_text("::: theta\n", encoding="utf-8")
+    assert _rendered_packages(tmp_path) == {"alpha", "beta", "zeta"}
+    (tmp_path / "mkdocs.yml").write_text("site_name: s\ndocs_dir: [pages]\n", encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "x.md").write_text("::: iota\n", encoding="utf-8")
+    assert _rendered_packages(tmp_path) == {"iota"}  # a docs_dir that is no path: docs/
+    (tmp_path / "mkdocs.yml").write_text("site_name: [\n", encoding="utf-8")
+    assert _rendered_packages(tmp_path) == {"iota"}  # the build reports the broken file
+    (tmp_path / "mkdocs.yml").unlink()
+    assert _rendered_packages(tmp_path) == {"iota"}
+    (tmp_path / "docs" / "x.md").unlink()
+    (tmp_path / "docs").rmdir()
+    assert _rendered_packages(tmp_path) == set()
+
+
+def test_a_contract_on_a_package_a_page_renders_is_not_warned_of(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
+        file.write(ELSEWHERE)
+    (project / "docs" / "alpha.md").write_text("::: alpha\n", encoding="utf-8")
+    extension = ContractExtension(config=load_config(project / "pyproject.toml"))
+    loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
+    with caplog.at_level(logging.INFO, logger="docpact"):
+        loader.load("ratio")
+    assert [r.getMessage() for r in caplog.records] == [
+        "1 of 4 docpact contracts are on packages that no page renders (zeta), so this build "
+        "leaves them unchecked: add `- docpact` under `plugins:` in mkdocs.yml, and the "
+        "docpact plugin checks every contract in every build"
+    ]
+
+
+def test_an_option_the_extension_does_not_take_is_one_error_naming_it(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="docpact"):
+        extension = ContractExtension(
+            config=load_config(project / "pyproject.toml"), pyprojekt="x", log_level=1
+        )
+    assert extension.config is not None
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            logging.ERROR,
+            "docpact's griffe extension has no option log_level, pyprojekt; it takes pyproject",
+        )
+    ]
+
+
+def test_without_logging_an_error_that_stops_a_check_is_kept_for_the_caller(
+    project: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken() -> None:
+        raise DocpactError(BROKEN_KIND)
+
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as file:
+        file.write(KINDS)
+    monkeypatch.setattr("docpact._registry.all_kinds", broken)
+    extension = ContractExtension(config=load_config(project / "pyproject.toml"), log=False)
+    loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
+    with caplog.at_level(logging.INFO, logger="docpact"):
+        loader.load("ratio")
+    assert [str(error) for error in extension.errors] == [BROKEN_KIND]
+    assert caplog.records == []

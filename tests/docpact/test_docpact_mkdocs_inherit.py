@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -297,3 +298,18 @@ def test_a_parent_that_is_not_yaml_is_named_at_its_line_with_yamls_reason(
     reason = " ".join(str(error.value).split())
     assert main(["check"]) == 2
     assert capsys.readouterr() == ("", f"base.yml:2: error: is not valid YAML: {reason}\n")
+
+
+def test_an_env_value_is_read_anew_when_the_environment_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text with `!ENV` is cached with the environment; one without, by its text alone."""
+    from docpact._readers.mkdocs_load import _environment
+
+    _write(tmp_path, {"mkdocs.yml": "site_name: !ENV [SITE, first]\n"})
+    monkeypatch.delenv("SITE", raising=False)
+    assert read_mkdocs(tmp_path) == {"site_name": "first"}
+    monkeypatch.setenv("SITE", "second")
+    assert read_mkdocs(tmp_path) == {"site_name": "second"}
+    assert _environment("site_name: !ENV SITE\n") == tuple(sorted(os.environ.items()))
+    assert _environment("site_name: plain\n") == ()
