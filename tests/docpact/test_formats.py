@@ -118,10 +118,23 @@ def test_json_prints_every_finding_with_its_rule_in_one_document(
 
 
 def test_the_json_example_on_the_verification_page_is_what_docpact_prints(
-    project: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The page's JSON document is the output, byte for byte, for the anchor it describes."""
-    drift(project / "pyproject.toml", "#per-rollout-mean-loss", "#per-rollout-loss")
+    """The page's JSON document is the output, byte for byte, for the anchor it describes.
+
+    A small project, so that each line of the document fits the page's code box.
+    """
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "__init__.py").write_text(
+        'def f(x, n):\n    """Divide by the count."""\n    return x / n\n', encoding="utf-8"
+    )
+    (tmp_path / "d.md").write_text("# X\n\n## Y\n\nDivides by `n`.\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.docpact]\npaths = ["."]\n\n[[tool.docpact.contract]]\nobject = "m.f"\n'
+        'operands = ["n"]\ndocs = ["d.md#y"]\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
     [example] = JSON_FENCE.findall(VERIFICATION.read_text(encoding="utf-8"))
     assert main(["check", "--format", "json"]) == 1
     assert capsys.readouterr() == (example, "")
