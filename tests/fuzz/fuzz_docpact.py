@@ -45,8 +45,8 @@ __all__ = [
 ]
 
 SPEC, PROG = "docpact._cli:main", "docpact"
-TIMEOUT = 8.0
-"""Seconds before a case is a hang: a check of these projects takes well under one."""
+TIMEOUT = 5.0
+"""Seconds before a case is a hang: a check of these projects takes a tenth of one."""
 SHRINK_RUNS = 60
 """The most runs spent shrinking a defect (a tenth of a second each)."""
 COMMANDS = [["check"], ["check"], ["claims"], ["claims", "--update"], ["coverage", "pkg"]]
@@ -115,7 +115,7 @@ def cases(draw: st.DrawFn, *, mutate: bool = True) -> Case:
     done, expect, later = [], [], []
     for mutation in chosen:  # deep nesting goes in the data or in the code, as drawn
         if mutation in DATA and (mutation not in FILES or draw(st.booleans())):
-            must = DATA[mutation](draw, project)
+            must = DATA[mutation](draw, choices, project)
             if must is not None:
                 done.append(mutation)
                 expect += must
@@ -123,7 +123,7 @@ def cases(draw: st.DrawFn, *, mutate: bool = True) -> Case:
             later.append(mutation)
     case = Case(args, project.files(), mutations=done, expect=expect)
     for mutation in later:
-        if FILES[mutation](draw, case.files, case.special, project):
+        if FILES[mutation](draw, choices, case.files, case.special, project):
             case.mutations.append(mutation)
     if not case.mutations:
         case.expect = ["clean"]

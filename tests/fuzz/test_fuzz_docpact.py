@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import random
 import tempfile
 from pathlib import Path
 
@@ -90,14 +91,15 @@ MARKS = {
 def test_each_mutation_changes_a_drawn_project(mutation, data):
     """Each class of mutation changes every project it is given, and leaves its mark."""
     project = copy.deepcopy(data.draw(projects()))
+    rnd = random.Random(data.draw(st.integers(0, 2**64 - 1)))
     before = project.files()
     files, special = before, {}
     if mutation in DATA and (mutation not in FILES or data.draw(st.booleans())):
-        assert DATA[mutation](data.draw, project) is not None
+        assert DATA[mutation](data.draw, rnd, project) is not None
         files = project.files()
     else:
         files = dict(before)
-        assert FILES[mutation](data.draw, files, special, project)
+        assert FILES[mutation](data.draw, rnd, files, special, project)
     assert (files, special) != (before, {})
     assert MARKS.get(mutation, lambda files, special: True)(files, special)
 
