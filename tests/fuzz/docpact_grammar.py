@@ -279,6 +279,8 @@ def projects(draw: st.DrawFn) -> Project:
     ids = toc_ids(_without_front_matter(page), toc_extensions, {"toc": taken_toc})
     assert len(ids) == len(roles) + 1 + bool(title), (ids, page)  # the title, roles, Claims
     anchors = dict(zip(order, ids[bool(title) :], strict=False))
+    if title and draw(st.booleans()):  # the title's section holds them all: it may be listed
+        anchors[draw(st.sampled_from(roles))] = ids[0]
 
     pyproject = _pyproject(draw, root, package, anchors, claims)
     session = pyproject["tool"]["docpact"]["contract"][3].get("session")

@@ -125,8 +125,9 @@ def _kind(result: object) -> str:
         return " in ".join(["hang", *where])
     if result.outcome == "signal":
         return f"signal {-result.status}"
-    if result.outcome == "unlocated error":
-        return re.sub(r"[0-9]+", "N", lines[0])[:60]  # one kind, whatever the numbers
+    if result.outcome == "unlocated error":  # one kind, whatever the numbers and folder
+        line = re.sub(rf"{re.escape(tempfile.gettempdir())}/[^/\s]+", "FOLDER", lines[0])
+        return re.sub(r"[0-9]+", "N", line)[:60]
     return result.detail.split(":")[0] if result.detail else result.outcome
 
 
