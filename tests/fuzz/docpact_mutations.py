@@ -4,7 +4,7 @@
 A mutation of the data (`DATA`) changes the project's TOML, YAML or defaults before they are
 written; a mutation of the files (`FILES`) changes the written text, or puts a FIFO or a
 folder where a file was. Each draws its choices with hypothesis, but for a rare one (a FIFO,
-a page of 120 KB: a timeout's cost), which it takes from a seeded PRNG: hypothesis' own
+a page of 80 KB: a timeout's cost), which it takes from a seeded PRNG: hypothesis' own
 draws of small odds come out far from their odds. Each returns what must then hold of the
 answer (``refused``: a configuration error; ``equal``: no DP007) or ``None`` where it found
 nothing to change, so that a case lists only the mutations it underwent.
@@ -59,13 +59,15 @@ MKDOCS_TYPES = [
     {"site_name": Tagged("!ENV", [])},
 ]
 """Settings of an unexpected type or tag, where MkDocs or docpact reads them."""
+# Nesting 3000 deep, past what the recursion limit lets a syntax tree's visitors follow; and
+# 20000 unary minuses, past the parser's own stack.
 PYTHON_DEEP = [
-    "X = " + " + ".join(["1"] * 20000) + "\n",
-    "X = " + "-" * 20000 + "1\n",
-    "X = " + "not " * 20000 + "1\n",
-    "X = 1" + ".real" * 20000 + "\n",
-    "X = f()" + "()" * 20000 + "\n",
+    "X = " + " + ".join(["1"] * 3000) + "\n",
+    "X = " + "not " * 3000 + "1\n",
+    "X = f()" + "()" * 3000 + "\n",
+    "X = 1" + ".real" * 3000 + "\n",
     "X = " + "(" * 180 + ")" * 180 + "\n",
+    "X = " + "-" * 20000 + "1\n",
 ]
 UNCLOSED = ["<!--", "<!-- note", "```", "~~~", "````python", "``", "` a", "<!-- docpact: claim"]
 QUADRATIC = ["<!--\n", "<!-- a\n", "`` a\n", "a `` b\n", "<!-- docpact: claim\n"]
@@ -292,11 +294,11 @@ def _unclosed(
 def _quadratic(
     draw: st.DrawFn, rnd: random.Random, files: dict, special: dict, project: Project
 ) -> bool:
-    """Thousands of unclosed marks; 120 KB of them one time in eight, a timeout's cost."""
+    """Thousands of unclosed marks; 80 KB of them one time in eight, a timeout's cost."""
     if project.page not in files:
         return False
     run = draw(st.sampled_from(QUADRATIC))
-    size = 120_000 if rnd.randrange(8) == 0 else 2_000
+    size = 80_000 if rnd.randrange(8) == 0 else 2_000
     files[project.page] += run * (size // len(run))
     return True
 

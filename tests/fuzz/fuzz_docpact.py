@@ -68,7 +68,7 @@ class Case:
     expect: list[str] = dataclasses.field(default_factory=list)  # clean, refused, equal
 
     def __repr__(self) -> str:
-        """The case's command and mutations, and its files' sizes: a page can be 120 KB."""
+        """The case's command and mutations, and its files' sizes: a page can be 80 KB."""
         sizes = {path: len(text) for path, text in self.files.items()}
         return (
             f"Case({self.args}, sizes={sizes}, special={self.special}, mutations={self.mutations})"
