@@ -43,7 +43,11 @@ DEFECTS = OUTCOMES[3:]
 
 # A child may allocate this much: a batch that asks for more than a real one needs is a defect.
 MEMORY_LIMIT = 6 * 2**30
-_STACK_AT = 0.9  # of the timeout: when a child still running writes where it is
+# Python's own recursion limit, as a user's interpreter has it: hypothesis raises it while a
+# test runs, and a forked child would inherit the raised one.
+_RECURSION_LIMIT = sys.getrecursionlimit()
+_STACK_SIGNAL = signal.SIGUSR1  # at its timeout a child writes its stack, then is killed
+_STACK_WAIT = 0.3  # seconds the stack is given to be written
 _LOCATED = re.compile(r"^(?P<path>[^\n]+?)(?::(?P<line>[0-9]+))?: [^\n]+$")
 
 
@@ -108,18 +112,20 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def _child(spec: str, args: list[str], out: int, err: int, timeout: float) -> None:
+def _child(spec: str, args: list[str], out: int, err: int) -> None:
     """In the forked child: run ``main(args)`` on the two files, then leave with its status.
 
-    Just before its timeout the child writes its stack on stderr: where a hang waits.
+    Given `_STACK_SIGNAL` at its timeout, the child writes its stack on stderr: where a hang
+    waits.
     """
     status = 1
     try:
         faulthandler.disable()  # a crash is the parent's to report, from the signal
         _limit_memory()
+        sys.setrecursionlimit(_RECURSION_LIMIT)
         os.dup2(out, 1)
         os.dup2(err, 2)
-        faulthandler.dump_traceback_later(_STACK_AT * timeout, file=2)
+        faulthandler.register(_STACK_SIGNAL, file=2)
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         try:
@@ -165,23 +171,27 @@ def run(
     start = time.monotonic()
     if mode == "exec":
         code = (
-            f"import faulthandler, sys; faulthandler.dump_traceback_later({_STACK_AT * timeout}); "
+            f"import faulthandler, sys; faulthandler.register({int(_STACK_SIGNAL)}); "
             f"from {spec.replace(':', ' import ')} as m; sys.exit(m(sys.argv[1:]))"
         )
-        try:
-            done = subprocess.run(
-                [sys.executable, "-c", code, *args],
-                cwd=cwd,
-                capture_output=True,
-                timeout=timeout,
-                preexec_fn=_limit_memory,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as expired:
-            text = (expired.stderr or b"").decode("utf-8", "replace")
-            return Result("hang", None, "", text, time.monotonic() - start)
-        out, err = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
-        status = done.returncode
+        with subprocess.Popen(
+            [sys.executable, "-c", code, *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=_limit_memory,
+        ) as child:
+            try:
+                stdout, stderr = child.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                child.send_signal(_STACK_SIGNAL)
+                time.sleep(_STACK_WAIT)
+                child.kill()
+                stderr = child.communicate()[1]
+                text = stderr.decode("utf-8", "replace")
+                return Result("hang", None, "", text, time.monotonic() - start)
+        out, err = stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
+        status = child.returncode
     else:
         with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file:
             sys.stdout.flush()
@@ -191,7 +201,7 @@ def run(
             try:
                 pid = os.fork()
                 if pid == 0:
-                    _child(spec, list(args), out_file.fileno(), err_file.fileno(), timeout)
+                    _child(spec, list(args), out_file.fileno(), err_file.fileno())
             finally:
                 os.chdir(here)
             status = _wait(pid, timeout)
@@ -211,6 +221,8 @@ def _wait(pid: int, timeout: float) -> int | None:
         if done:
             return os.waitstatus_to_exitcode(status)
         if time.monotonic() > deadline:
+            os.kill(pid, _STACK_SIGNAL)
+            time.sleep(_STACK_WAIT)
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             return None

@@ -12,14 +12,16 @@ import contextlib
 import copy
 import io
 import random
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 from docpact_grammar import projects
 from docpact_mutations import DATA, DEEP, FILES, HUGE, LONG, MUTATIONS, PYTHON_DEEP
 from fuzz_docpact import Case, _anchors, cases, label, write
-from fuzz_runner import Result, classify
+from fuzz_runner import Result, classify, run
 from hypothesis import HealthCheck, Phase, find, given, seed, settings
 from hypothesis import strategies as st
 
@@ -176,8 +178,7 @@ TRACEBACK = """Traceback (most recent call last):
   File "/usr/lib/python3.11/re.py", line 5, in sub
 AttributeError: 'int' object has no attribute 'items'
 """
-STACK = """Timeout (0:00:07)!
-Thread 0x00007f (most recent call first):
+STACK = """Current thread 0x00007f (most recent call first):
   File "/usr/lib/python3.11/pathlib.py", line 1058 in read_text
   File "/w/src/docpact/_kinds/docs.py", line 33 in _pages
   File "/w/src/docpact/_cli.py", line 198 in main
@@ -199,3 +200,33 @@ Thread 0x00007f (most recent call first):
 def test_a_defect_is_kept_once_per_kind_and_place(result, kind):
     """A defect's kind names its exception or hang and the innermost frame of the sources."""
     assert _kind(result) == kind
+
+
+def recursion_limit(args: list[str]) -> int:
+    """A command that prints the recursion limit it runs under."""
+    print(sys.getrecursionlimit())
+    return 0
+
+
+def sleep_forever(args: list[str]) -> int:
+    """A command that never ends."""
+    while True:
+        time.sleep(1)
+
+
+@pytest.mark.slow
+@settings(FEW, max_examples=1)
+@given(name=st.just("child"))
+def test_a_forked_child_has_pythons_own_recursion_limit(name, tmp_path_factory):
+    """Not the one hypothesis raises while a test runs: deep nesting fails as for a user."""
+    folder = tmp_path_factory.mktemp(name)
+    assert sys.getrecursionlimit() > 1000
+    result = run(f"{__name__}:recursion_limit", [], cwd=folder, paths=[], prog="x", timeout=20)
+    assert (result.outcome, result.stdout) == ("ok", "1000\n")
+
+
+@pytest.mark.slow
+def test_a_hang_is_kept_with_the_place_it_waits(tmp_path):
+    """At its timeout the child writes its stack, then is killed: the kind names the frame."""
+    result = run(f"{__name__}:sleep_forever", [], cwd=tmp_path, paths=[], prog="x", timeout=2)
+    assert (result.outcome, _kind(result)) == ("hang", "hang in test_fuzz_docpact.py sleep_forever")
