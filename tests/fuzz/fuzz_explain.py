@@ -17,6 +17,7 @@ import io
 import json
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +25,13 @@ import torch
 from fuzz_runner import Result, run
 from hypothesis import strategies as st
 
-__all__ = ["Case", "cases", "check"]
+__all__ = ["SHRINK_RUNS", "TIMEOUT", "Case", "cases", "check", "label", "shrink"]
 
 SPEC, PROG = "rolloutnorm.__main__:main", "rolloutnorm explain"
+TIMEOUT = 20.0
+"""Seconds before a case is a hang."""
+SHRINK_RUNS = 16
+"""The most runs spent shrinking a defect."""
 EVERY_ROW = [
     "--set=actor_rollout_ref.actor.ppo_mini_batch_size=1",
     "--set=actor_rollout_ref.rollout.n=1",
@@ -326,7 +331,12 @@ def _oracle(batch: list[dict]) -> dict:
     return {i: (tokens.get(i, 0) / max(1, tokens.get(i, 0) * len(trained))) for i in order}
 
 
-def check(case: Case, folder: Path, *, mode: str = "fork", timeout: float = 20.0) -> Result:
+def label(case: Case) -> str:
+    """The command every case runs."""
+    return "explain"
+
+
+def check(case: Case, folder: Path, *, mode: str = "fork", timeout: float = TIMEOUT) -> Result:
     """Write the case's files in ``folder``, run the command and classify the end."""
     batch = folder / f"batch{case.suffix}"
     if case.kind == "fifo":
@@ -365,3 +375,38 @@ def _right(case: Case, result: Result) -> bool:
     else:
         start = next(n for n, line in enumerate(lines) if line.startswith("rollout")) + 1
     return lines.index("", start) - start == len(expected) + 1
+
+
+def shrink(case: Case, outcome: str, same: Callable[[Case], bool], budget: int) -> Case:
+    """A smaller case of the same outcome: no config or settings, then chunks of bytes cut.
+
+    Args:
+        case: The case found.
+        outcome: Its outcome class.
+        same: Whether a candidate ends in the same class.
+        budget: The most runs spent.
+
+    Returns:
+        The smallest case found.
+    """
+    runs = 0
+    for change in ({"config": None}, {"sets": []}):
+        candidate = dataclasses.replace(case, **change)
+        if candidate != case and runs < budget:
+            runs += 1
+            case = candidate if same(candidate) else case
+    # A case checked against the oracle keeps its bytes: they are the rows the oracle reads.
+    size = len(case.batch) // 2 if case.rows is None else 0
+    while size and runs < budget:
+        start = 0
+        while start < len(case.batch) and runs < budget:
+            candidate = dataclasses.replace(
+                case, batch=case.batch[:start] + case.batch[start + size :]
+            )
+            runs += 1
+            if same(candidate):
+                case = candidate
+            else:
+                start += size
+        size //= 2
+    return case

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Run a command line as a child process with a timeout and classify how it ended.
 
-One runner for every command fuzzed: ``rolloutnorm explain`` now, docpact's commands later.
+One runner for every command fuzzed: ``rolloutnorm explain`` and docpact's commands.
 A command is named by its ``main`` (``"rolloutnorm.__main__:main"``). ``fork`` runs it in a
 child forked from this process, where the package is imported once (many cases a second);
 ``exec`` starts a fresh interpreter per case, as a user's shell does. Either way the child has
@@ -29,43 +29,56 @@ __all__ = ["DEFECTS", "OUTCOMES", "Result", "classify", "run"]
 
 OUTCOMES = (
     "ok",
+    "finding",
     "usage error",
     "traceback",
     "hang",
     "signal",
     "unlocated error",
+    "corrupted file",
     "wrong answer",
 )
-"""How a case can end: the first two are a command's promise, the others its defects."""
-DEFECTS = OUTCOMES[2:]
+"""How a case can end: the first three are a command's promise, the others its defects."""
+DEFECTS = OUTCOMES[3:]
 
 # A child may allocate this much: a batch that asks for more than a real one needs is a defect.
 MEMORY_LIMIT = 6 * 2**30
+# Python's own recursion limit, as a user's interpreter has it: hypothesis raises it while a
+# test runs, and a forked child would inherit the raised one.
+_RECURSION_LIMIT = sys.getrecursionlimit()
+_STACK_SIGNAL = signal.SIGUSR1  # at its timeout a child writes its stack, then is killed
+_STACK_WAIT = 0.3  # seconds the stack is given to be written
 _LOCATED = re.compile(r"^(?P<path>[^\n]+?)(?::(?P<line>[0-9]+))?: [^\n]+$")
 
 
 @dataclasses.dataclass(frozen=True)
 class Result:
-    """One case's end: its outcome class, exit status, output and time."""
+    """One case's end: its outcome class, exit status, output, time, and what was wrong."""
 
     outcome: str
     status: int | None
     stdout: str
     stderr: str
     seconds: float
+    detail: str = ""  # for a wrong answer or a corrupted file: what a check of the output found
 
 
-def classify(status: int | None, stderr: str, paths: Sequence[str], prog: str) -> str:
-    """The outcome class of an exit status and stderr, ``None`` for a child killed at its timeout.
+def classify(
+    status: int | None, stderr: str, paths: Sequence[str], prog: str, stdout: str = ""
+) -> str:
+    """The outcome class of an exit status and output; status ``None``: killed at its timeout.
 
     Args:
         status: The exit status; negative for a signal, None for a timeout.
         stderr: What the command wrote on stderr.
         paths: The files and folders the command was given: a usage error names one.
         prog: The program's name, as argparse prefixes its usage errors.
+        stdout: What it wrote on stdout, where exit 1 with nothing on stderr and a
+            ``path:LINE: message`` line naming one of ``paths`` is a finding.
 
     Returns:
-        One of `OUTCOMES`, but ``wrong answer``, which only a check of the output gives.
+        One of `OUTCOMES`, but ``corrupted file`` and ``wrong answer``, which only a check
+        of the files and the output gives.
     """
     if status is None:
         return "hang"
@@ -76,6 +89,11 @@ def classify(status: int | None, stderr: str, paths: Sequence[str], prog: str) -
     if status == 0:
         return "ok"
     lines = stderr.splitlines()
+    if status == 1 and not stderr.strip():
+        for line in stdout.splitlines():
+            located = _LOCATED.match(line)
+            if located and located["line"] and located["path"] in paths:
+                return "finding"
     if status == 2 and lines:
         if lines[-1].startswith(f"{prog}: error: argument "):
             return "usage error"  # argparse: the usage, then one line naming the argument
@@ -95,13 +113,19 @@ def _limit_memory() -> None:
 
 
 def _child(spec: str, args: list[str], out: int, err: int) -> None:
-    """In the forked child: run ``main(args)`` on the two files, then leave with its status."""
+    """In the forked child: run ``main(args)`` on the two files, then leave with its status.
+
+    Given `_STACK_SIGNAL` at its timeout, the child writes its stack on stderr: where a hang
+    waits.
+    """
     status = 1
     try:
         faulthandler.disable()  # a crash is the parent's to report, from the signal
         _limit_memory()
+        sys.setrecursionlimit(_RECURSION_LIMIT)
         os.dup2(out, 1)
         os.dup2(err, 2)
+        faulthandler.register(_STACK_SIGNAL, file=2)
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         try:
@@ -146,21 +170,28 @@ def run(
         _target(spec)  # imported here once: each forked child has it
     start = time.monotonic()
     if mode == "exec":
-        code = f"import sys; from {spec.replace(':', ' import ')} as m; sys.exit(m(sys.argv[1:]))"
-        try:
-            done = subprocess.run(
-                [sys.executable, "-c", code, *args],
-                cwd=cwd,
-                capture_output=True,
-                timeout=timeout,
-                preexec_fn=_limit_memory,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as expired:
-            text = (expired.stderr or b"").decode("utf-8", "replace")
-            return Result("hang", None, "", text, time.monotonic() - start)
-        out, err = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
-        status = done.returncode
+        code = (
+            f"import faulthandler, sys; faulthandler.register({int(_STACK_SIGNAL)}); "
+            f"from {spec.replace(':', ' import ')} as m; sys.exit(m(sys.argv[1:]))"
+        )
+        with subprocess.Popen(
+            [sys.executable, "-c", code, *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=_limit_memory,
+        ) as child:
+            try:
+                stdout, stderr = child.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                child.send_signal(_STACK_SIGNAL)
+                time.sleep(_STACK_WAIT)
+                child.kill()
+                stderr = child.communicate()[1]
+                text = stderr.decode("utf-8", "replace")
+                return Result("hang", None, "", text, time.monotonic() - start)
+        out, err = stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
+        status = child.returncode
     else:
         with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file:
             sys.stdout.flush()
@@ -178,7 +209,7 @@ def run(
             err_file.seek(0)
             out = out_file.read().decode("utf-8", "replace")
             err = err_file.read().decode("utf-8", "replace")
-    outcome = classify(status, err, paths, prog)
+    outcome = classify(status, err, paths, prog, out)
     return Result(outcome, status, out, err, time.monotonic() - start)
 
 
@@ -190,6 +221,8 @@ def _wait(pid: int, timeout: float) -> int | None:
         if done:
             return os.waitstatus_to_exitcode(status)
         if time.monotonic() > deadline:
+            os.kill(pid, _STACK_SIGNAL)
+            time.sleep(_STACK_WAIT)
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             return None
