@@ -28,6 +28,9 @@ from hypothesis import strategies as st
 from docpact._cli import main
 from fuzz import _kind
 
+# Seconds of generated projects: the drift runner's repeated runs leave them out.
+pytestmark = pytest.mark.slow
+
 FEW = settings(
     max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck)
 )
