@@ -22,13 +22,10 @@ def load_module(name: str, path: Path) -> ModuleType:
     return module
 
 
-def mkdocs_build(cwd: Path, *args: str, strict: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run `mkdocs build --strict` in its own process, as a user would, output merged.
-
-    With `strict=False` the build runs without `--strict`, strict only if mkdocs.yml says so.
-    """
+def run_module(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `python -m ARGS` in its own process in `cwd`, as a user would, output merged."""
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []), *args],
+        [sys.executable, "-m", *args],
         cwd=cwd,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
         stdout=subprocess.PIPE,
@@ -36,3 +33,11 @@ def mkdocs_build(cwd: Path, *args: str, strict: bool = True) -> subprocess.Compl
         text=True,
         check=False,
     )
+
+
+def mkdocs_build(cwd: Path, *args: str, strict: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run `mkdocs build --strict` in its own process, as a user would, output merged.
+
+    With `strict=False` the build runs without `--strict`, strict only if mkdocs.yml says so.
+    """
+    return run_module(cwd, "mkdocs", "build", *(["--strict"] if strict else []), *args)

@@ -10,13 +10,12 @@ docs' operand, and a macros-style hook that rewrites pages.
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import run_module
 from samples.drift import copy_project, drift, line_of
 
 pytestmark = [
@@ -40,15 +39,7 @@ RUNS = {
 
 def run(project: Path, command: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
     site = ("--site-dir", str(project.parent / "site")) if command[0] == "mkdocs" else ()
-    return subprocess.run(
-        [sys.executable, "-m", *command, *site],
-        cwd=project,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        check=False,
-    )
+    return run_module(project, *command, *site)
 
 
 @pytest.fixture
