@@ -3,10 +3,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import logging
-import threading
+from errno import ENAMETOOLONG
 from typing import TYPE_CHECKING
 
 from griffe import GriffeLoader, LoadingError, load_extensions
@@ -14,55 +11,28 @@ from griffe import GriffeLoader, LoadingError, load_extensions
 from docpact._extension import ContractExtension
 from docpact._kinds.objects import OBJECT, unloadable
 from docpact._model.errors import DocpactError
-from docpact._readers.python.sources import search_paths
+from docpact._model.findings import relative
+from docpact._readers.files import read_error
+from docpact._readers.python.quiet import griffe_quiet
+from docpact._readers.python.sources import search_paths, special_source
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from docpact._model.config import Config
     from docpact._model.findings import Finding
 
 __all__ = ["check_project"]
 
-# What griffe raises for a package it cannot find, read or parse.
-_LOAD_ERRORS = (ImportError, LoadingError, OSError, SyntaxError, ValueError)
-# Whether griffe's records are dropped: set only while this context loads a package, so
-# another thread's or task's griffe logging is left alone, and no logger is switched off.
-_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("docpact_quiet", default=False)
-# mkdocstrings moves griffe's records to `mkdocs.plugins.griffe` once it is imported.
-_GRIFFE_LOGGERS = ("griffe", "mkdocs.plugins.griffe")
-
-
-def _drop_while_quiet(record: logging.LogRecord) -> bool:
-    return not _QUIET.get()
-
-
-# How many checks run now, nested or in other threads: the filter stays while any does.
-_FILTERING = {"checks": 0}
-_FILTERING_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _griffe_filtered() -> Iterator[None]:
-    """Let `_QUIET` drop griffe's records for as long as a check runs, and no longer.
-
-    Re-entrant: the filter is added by the first check that starts and removed by the last
-    that ends, so a nested or concurrent check leaves it in place for the others.
-    """
-    loggers = [logging.getLogger(name) for name in _GRIFFE_LOGGERS]
-    with _FILTERING_LOCK:
-        _FILTERING["checks"] += 1
-        if _FILTERING["checks"] == 1:
-            for logger in loggers:
-                logger.addFilter(_drop_while_quiet)
-    try:
-        yield
-    finally:
-        with _FILTERING_LOCK:
-            _FILTERING["checks"] -= 1
-            if not _FILTERING["checks"]:
-                for logger in loggers:
-                    logger.removeFilter(_drop_while_quiet)
+# What griffe raises for a package it cannot find, read or parse (nested too deeply: the
+# last two, from Python's parser and compiler).
+_LOAD_ERRORS = (
+    ImportError,
+    LoadingError,
+    OSError,
+    SyntaxError,
+    ValueError,
+    RecursionError,
+    MemoryError,
+)
 
 
 def check_project(config: Config, checker: ContractExtension | None = None) -> list[Finding]:
@@ -94,8 +64,7 @@ def check_project(config: Config, checker: ContractExtension | None = None) -> l
         allow_inspection=False,
         store_source=False,
     )
-    with _griffe_filtered():
-        findings = _load_each(config, loader, extension)
+    findings = _load_each(config, loader, extension)
     extension.check_unpackaged()  # in case no package was loaded
     if extension.errors:
         raise extension.errors[0]
@@ -108,20 +77,24 @@ def _load_each(config: Config, loader: GriffeLoader, extension: ContractExtensio
     done = set(extension.checked)
     for package in sorted({c.package for c in config.contracts if c.package and c not in done}):
         contracts = [contract for contract in config.contracts if contract.package == package]
-        # griffe logs a traceback for a package it cannot parse; docpact reports one line.
-        quiet = _QUIET.set(True)
         try:
-            loader.load(package, try_relative_path=False)
+            if special := special_source(package, config):
+                where = relative(special, config.root)
+                msg = f"{where} {read_error(special)}"
+                raise OSError(msg)
+            with griffe_quiet():
+                loader.load(package, try_relative_path=False)
         except _LOAD_ERRORS as error:
-            reason = None if type(error) is ModuleNotFoundError else error
+            missing = (
+                type(error) is ModuleNotFoundError or getattr(error, "errno", 0) == ENAMETOOLONG
+            )
+            reason = None if missing else error
             findings += [
                 OBJECT.finding(*where)
                 for contract in contracts
                 for where in unloadable(contract, config, reason)
             ]
             continue
-        finally:
-            _QUIET.reset(quiet)
         if unchecked := [c.object for c in contracts if c not in extension.checked]:
             msg = (
                 f"{config.pyproject.name}: error: griffe loaded package "

@@ -245,7 +245,7 @@ def _coverage(options: argparse.Namespace, config: Config) -> int:
         result.percent,
     )
     below = options.fail_under is not None and result.percent < options.fail_under
-    return 1 if below or result.fences else 0
+    return 1 if below or result.fences or result.unloaded else 0
 
 
 @contextmanager

@@ -21,16 +21,25 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from griffe import GriffeLoader
+from griffe import GriffeLoader, LoadingError
 
 from docpact._kinds.coverage import FENCES, UNCOVERED
+from docpact._kinds.objects import OBJECT
 from docpact._model.errors import DocpactError
 from docpact._model.findings import Finding, relative
+from docpact._readers.files import read_error, read_text
 from docpact._readers.markdown.prose import FENCE
-from docpact._readers.python.sources import filepath, lookup, search_paths
+from docpact._readers.python.quiet import griffe_quiet
+from docpact._readers.python.sources import (
+    filepath,
+    lookup,
+    missing_object,
+    search_paths,
+    special_source,
+)
 
 if TYPE_CHECKING:
-    from griffe import Docstring
+    from griffe import Docstring, Module
 
     from docpact._model.config import Config
 
@@ -61,6 +70,11 @@ class Coverage:
         return any(finding.code == FENCES.code for finding in self.findings)
 
     @property
+    def unloaded(self) -> bool:
+        """Whether a package's source cannot be read or parsed (DP001), which fails the command."""
+        return any(finding.code == OBJECT.code for finding in self.findings)
+
+    @property
     def percent(self) -> float:
         """The share of public objects covered, in percent (100 for no public object)."""
         return 100.0 if not self.total else 100.0 * self.covered / self.total
@@ -85,6 +99,9 @@ def check_coverage(config: Config, packages: list[str]) -> Coverage:
     covered = total = 0
     for dotted in packages:
         module = _load(loader, dotted, config)
+        if isinstance(module, Finding):
+            findings.append(module)
+            continue
         for name in [str(name) for name in module.exports or []]:
             total += 1
             obj = lookup(module, [name])  # None for a name that griffe cannot follow
@@ -101,10 +118,22 @@ def check_coverage(config: Config, packages: list[str]) -> Coverage:
     return Coverage(sorted(set(findings)), covered, total)
 
 
-def _load(loader: GriffeLoader, dotted: str, config: Config):
+def _load(loader: GriffeLoader, dotted: str, config: Config) -> Module | Finding:
+    """The package, or the DP001 finding of its unreadable source, as `docpact check` gives it.
+
+    Raises:
+        DocpactError: When there is no such package, or it has no `__all__`.
+    """
     try:
-        module = loader.load(dotted, try_relative_path=False)
-    except (ImportError, KeyError, OSError, SyntaxError, ValueError) as error:
+        if special := special_source(dotted.partition(".")[0], config):
+            msg = f"{relative(special, config.root)} {read_error(special)}"
+            raise OSError(msg)
+        with griffe_quiet():
+            module = loader.load(dotted, try_relative_path=False)
+    except (LoadingError, OSError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        path, line, message = missing_object(dotted, 1, package=None, config=config, error=error)
+        return OBJECT.finding(path, line, message)
+    except (ImportError, KeyError) as error:
         msg = f"{config.pyproject.name}: error: coverage cannot load package {dotted}: {error}"
         raise DocpactError(msg) from None
     if module.exports is None:
@@ -160,7 +189,7 @@ def _line_in_file(obj: object, docstring: Docstring, offset: int) -> int:
     file spells that line otherwise, with an escape). A docstring read from a stub beside the
     file may lie past the file's end: the line is then the file's last.
     """
-    lines = filepath(obj).read_text(encoding="utf-8").splitlines()
+    lines = read_text(filepath(obj)).splitlines()
     start = docstring.lineno  # type: ignore[operator]
     first = docstring.value.partition("\n")[0].strip()
     spans = lines[start - 1 : docstring.endlineno]
@@ -200,6 +229,10 @@ def _page_references(config: Config) -> set[str]:
     sybil = docs_sybil(root=config.root)
     used: set[str] = set()
     for page in sorted(docs.rglob("*.md")):
+        if reason := read_error(page):  # before Sybil reads it: a FIFO would block for ever
+            where = relative(page, config.root)
+            msg = f"{where}:1: error: {where} {reason}"
+            raise DocpactError(msg)
         bound: dict[str, str] = {}
         # False under an unconditional skip: a `skip: next` waiting, a `skip: start` in force.
         next_runs = block_runs = True

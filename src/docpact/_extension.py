@@ -23,6 +23,7 @@ from griffe import Extension, get_logger
 
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
+from docpact._readers.files import Unreadable, read_text
 from docpact._readers.mkdocs_load import read_mkdocs
 from docpact._registry import check_contract
 
@@ -197,7 +198,7 @@ def _rendered_packages(root: Path) -> set[str]:
     found: set[str] = set()
     for page in sorted(pages.rglob("*.md")) if pages.is_dir() else []:
         try:
-            found |= set(_RENDERS.findall(page.read_text(encoding="utf-8-sig")))
-        except (OSError, UnicodeDecodeError):
+            found |= set(_RENDERS.findall(read_text(page)))
+        except Unreadable:  # the build, or the contract naming the page, reports it
             continue
     return found

@@ -265,7 +265,7 @@ def test_an_unparsable_file_is_a_problem_at_its_line(tmp_path: Path) -> None:
     (tmp_path / "test_p.py").write_text('import docpact\n\n@docpact.claim("a"\n', "utf-8")
     assert read_bindings(tmp_path, ("test_p.py",)) == (
         [],
-        [("test_p.py", 3, "test_p.py cannot be parsed: '(' was never closed")],
+        [("test_p.py", 3, "test_p.py has a syntax error ('(' was never closed)")],
     )
 
 
@@ -273,7 +273,13 @@ def test_a_file_that_is_not_utf8_is_a_problem(tmp_path: Path) -> None:
     (tmp_path / "test_p.py").write_bytes(b"# caf\xe9\nimport docpact\n")
     assert read_bindings(tmp_path, ("test_p.py",)) == (
         [],
-        [("test_p.py", 1, "test_p.py cannot be read: not UTF-8 (invalid continuation byte)")],
+        [
+            (
+                "test_p.py",
+                1,
+                "test_p.py cannot be read: not UTF-8 at line 1 (invalid continuation byte)",
+            )
+        ],
     )
 
 
@@ -284,7 +290,7 @@ def test_an_unreadable_file_is_a_problem(tmp_path: Path, monkeypatch: pytest.Mon
     def denied(self: Path, *args: object, **kwargs: object) -> str:
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(Path, "read_text", denied)
+    monkeypatch.setattr(Path, "read_bytes", denied)
     assert read_bindings(tmp_path, ("tests",)) == (
         [],
         [("tests/test_p.py", 1, "tests/test_p.py cannot be read: Permission denied")],
@@ -646,8 +652,8 @@ def test_source_lines_split_at_line_feeds_only_and_keep_each_break() -> None:
     assert source_lines("a\r\nb\x0cc\rd\n") == ["a\r\n", "b\x0cc\rd\n"]
 
 
-def test_a_file_that_cannot_be_parsed_at_any_line_is_a_problem_at_line_1(tmp_path: Path) -> None:
-    """A null byte, or nesting beyond the parser's limit, has no line: the problem is at 1."""
+def test_a_file_that_cannot_be_parsed_is_a_problem_at_the_line_at_fault(tmp_path: Path) -> None:
+    """A null byte is at its line; nesting beyond the parser's limit, at its longest line."""
     (tmp_path / "test_n.py").write_text("from docpact import claim\n\x00\n", "utf-8")
     (tmp_path / "test_r.py").write_text(
         "from docpact import claim\nx = " + "1+" * 100000 + "1\n", "utf-8"
@@ -655,17 +661,8 @@ def test_a_file_that_cannot_be_parsed_at_any_line_is_a_problem_at_line_1(tmp_pat
     assert read_bindings(tmp_path, ("test_n.py", "test_r.py")) == (
         [],
         [
-            (
-                "test_n.py",
-                1,
-                "test_n.py cannot be parsed: source code string cannot contain null bytes",
-            ),
-            (
-                "test_r.py",
-                1,
-                "test_r.py cannot be parsed: maximum recursion depth exceeded during ast "
-                "construction",
-            ),
+            ("test_n.py", 2, "test_n.py holds a NUL byte"),
+            ("test_r.py", 2, "test_r.py nests too deeply for Python's parser"),
         ],
     )
 
@@ -688,7 +685,7 @@ def test_files_after_a_missing_or_unreadable_one_are_still_read(tmp_path: Path) 
         (
             "tests/test_a.py",
             1,
-            "tests/test_a.py cannot be read: not UTF-8 (invalid continuation byte)",
+            "tests/test_a.py cannot be read: not UTF-8 at line 1 (invalid continuation byte)",
         ),
     ]
     assert [(b.path, b.claim) for b in found] == [("tests/test_b.py", "b")]

@@ -223,8 +223,8 @@ def test_an_unreadable_claims_page_is_dp012_at_the_contract(
     status, out, _ = run(capsys, "check")
     assert status == 1
     assert out[0] == (
-        f"pyproject.toml:{CONTRACT_LINE}: DP012 claims page {PAGE} cannot be read: not UTF-8 "
-        "(invalid continuation byte)"
+        f"pyproject.toml:{CONTRACT_LINE}: DP012 claims page {PAGE} cannot be read: "
+        "not UTF-8 at line 1 (invalid continuation byte)"
     )
 
 
@@ -410,7 +410,10 @@ def test_an_unparsable_property_file_is_dp014(
     write(reviewed, "tests/test_more.py", "import docpact\n\n\n@docpact.claim(\n")
     assert run(capsys, "check") == (
         1,
-        ["tests/test_more.py:4: DP014 tests/test_more.py cannot be parsed: '(' was never closed"],
+        [
+            "tests/test_more.py:4: DP014 tests/test_more.py has a syntax error "
+            "('(' was never closed)"
+        ],
         "",
     )
 

@@ -365,8 +365,8 @@ def test_an_unreadable_module_names_the_reason(project: Path) -> None:
     drift(project / DIVIDE, b"opmath = torch.float32", b"opmath = torch.float32  # \xff")
     [finding] = check_project(load_config(project / PYPROJECT))
     assert finding.message == (
-        "ratio._divide.scale_by_rollout cannot be read: "
-        "src/ratio/_divide.py is not UTF-8 (invalid start byte)"
+        "ratio._divide.scale_by_rollout cannot be loaded: "
+        "src/ratio/_divide.py cannot be read: not UTF-8 at line 35 (invalid start byte)"
     )
 
 
@@ -655,7 +655,7 @@ def test_griffes_logging_is_quiet_during_a_check_only(
 
 def test_a_nested_check_leaves_griffes_filter_to_the_check_around_it(project: Path) -> None:
     """The filter stays while any check runs: a nested one does not remove it, the last does."""
-    from docpact._check import _drop_while_quiet, _griffe_filtered
+    from docpact._readers.python.quiet import _drop_while_quiet, _griffe_filtered
 
     loggers = [logging.getLogger(name) for name in ("griffe", "mkdocs.plugins.griffe")]
     with _griffe_filtered():

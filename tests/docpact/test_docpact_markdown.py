@@ -261,7 +261,8 @@ def test_a_docs_page_that_is_not_utf8_is_a_finding_naming_why(tmp_path: Path) ->
         (
             "DP005",
             "pyproject.toml",
-            f"docs page {GUIDE} of {LABEL} cannot be read: not UTF-8 (invalid start byte)",
+            f"docs page {GUIDE} of {LABEL} cannot be read: "
+            "not UTF-8 at line 1 (invalid start byte)",
         )
     ]
 

@@ -111,7 +111,7 @@ def test_a_broken_module_of_a_namespace_package_in_a_later_path_is_blamed(tmp_pa
         {"src/nsp/a.py": '"""A."""\n', "nsp/b.py": '"""B."""\n\ndef g(:\n'},
     )
     assert found(pyproject) == [
-        "nsp/b.py:3: DP001 nsp.b.g cannot be read: nsp/b.py has a syntax error (invalid syntax)"
+        "nsp/b.py:3: DP001 nsp.b.g cannot be loaded: nsp/b.py has a syntax error (invalid syntax)"
     ]
 
 
@@ -167,7 +167,7 @@ def test_a_loading_error_without_a_message_is_named_by_its_type(
         (b"\xef\xbb\xbfx = 1\n", None),  # a byte order mark, which Python accepts
         (b"\0x = 1\n", (1, "holds a NUL byte")),
         (b"\nx = 1  # \0\n\0\n", (2, "holds a NUL byte")),
-        (b"\nx = 1  # \xff\n", (2, "is not UTF-8 (invalid start byte)")),
+        (b"\nx = 1  # \xff\n", (2, "cannot be read: not UTF-8 at line 2 (invalid start byte)")),
         (b"x = 1\ny = (\n", (2, "has a syntax error ('(' was never closed)")),
     ],
 )
@@ -181,7 +181,7 @@ def test_unreadable_says_where_and_why(
 
 
 def test_a_file_that_cannot_be_opened_is_unreadable_at_line_1(tmp_path: Path) -> None:
-    assert unreadable(tmp_path / "gone.py") == (1, "cannot be opened (No such file or directory)")
+    assert unreadable(tmp_path / "gone.py") == (1, "does not exist")
 
 
 def test_a_warning_while_parsing_names_the_file(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from docpact._model.findings import cannot_read
 from docpact._model.rules import Rule
+from docpact._readers.files import Unreadable, read_text
 from docpact._readers.markdown.prose import inline_code_names
 from docpact._readers.markdown.sections import Section, sections
 
@@ -23,19 +24,19 @@ if TYPE_CHECKING:
 __all__ = ["DOCS_EXIST", "DOCS_NAME", "docs_pages", "docs_sections", "unnamed_in_sections"]
 
 
-def _pages(subject: Subject) -> dict[str, str | OSError | UnicodeDecodeError]:
-    pages: dict[str, str | OSError | UnicodeDecodeError] = {}
+def _pages(subject: Subject) -> dict[str, str | Unreadable]:
+    pages: dict[str, str | Unreadable] = {}
     for section in subject.contract.docs:
         page = section.partition("#")[0]
         if page not in pages:
             try:
-                pages[page] = (subject.config.root / page).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as error:
+                pages[page] = read_text(subject.config.root / page)
+            except Unreadable as error:
                 pages[page] = error
     return pages
 
 
-def docs_pages(subject: Subject) -> dict[str, str | OSError | UnicodeDecodeError]:
+def docs_pages(subject: Subject) -> dict[str, str | Unreadable]:
     """Each listed docs page's text, or the error reading it, by its path."""
     return subject.shared(_pages)
 
@@ -65,9 +66,9 @@ def _missing_sections(subject: Subject) -> Iterator[tuple[str, int, str]]:
             continue
         page, _, anchor = ref.partition("#")
         text = docs_pages(subject)[page]
-        if isinstance(text, FileNotFoundError):
+        if isinstance(text, Unreadable) and text.missing:
             message = f"docs page {page} of {contract.label} does not exist"
-        elif isinstance(text, OSError | UnicodeDecodeError):
+        elif isinstance(text, Unreadable):
             message = f"docs page {page} of {contract.label} {cannot_read(text)}"
         else:
             message = f"{page} has no heading with anchor #{anchor}, listed for {contract.label}"

@@ -71,8 +71,17 @@ def relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def cannot_read(error: OSError | UnicodeDecodeError) -> str:
-    """Say why a file cannot be read, for a message that names the file before it."""
+def cannot_read(error: Exception) -> str:
+    """Say why a file cannot be read, for a message that names the file before it.
+
+    Args:
+        error: `Unreadable` from `docpact._readers.files`, or what Python's own reading raised.
+
+    Returns:
+        The reason, for example ``cannot be read: it is a FIFO, not a regular file``.
+    """
+    if (reason := getattr(error, "reason", None)) and not isinstance(error, UnicodeDecodeError):
+        return reason
     if isinstance(error, UnicodeDecodeError):
         return f"cannot be read: not UTF-8 ({error.reason})"
     return f"cannot be read: {error.strerror}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from docpact._readers.files import Unreadable, read_text
 from docpact._readers.markdown.claims import Block, Page, read_page
 from docpact._readers.python.properties import Binding, read_bindings, sessions
 
@@ -32,7 +33,7 @@ class Analysis:
     """
 
     contract: ClaimsContract
-    pages: dict[str, str | OSError | UnicodeDecodeError]
+    pages: dict[str, str | Unreadable]
     read: dict[str, Page]
     bindings: tuple[Binding, ...]
     unreadable: tuple[tuple[str, int, str], ...]
@@ -82,11 +83,11 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
     Returns:
         What the contract's rules check.
     """
-    pages: dict[str, str | OSError | UnicodeDecodeError] = {}
+    pages: dict[str, str | Unreadable] = {}
     for page in contract.pages:
         try:
-            pages[page] = (config.root / page).read_text(encoding="utf-8-sig")  # as MkDocs
-        except (OSError, UnicodeDecodeError) as error:
+            pages[page] = read_text(config.root / page)
+        except Unreadable as error:
             pages[page] = error
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
     bindings, unreadable = read_bindings(config.root, contract.properties)

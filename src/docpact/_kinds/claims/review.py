@@ -126,7 +126,7 @@ def line_length(pyproject: Path) -> int:
     """The project's line length: `[tool.ruff]`'s, else `[tool.black]`'s, else 88."""
     try:
         tools = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # TOMLDecodeError too
         return DEFAULT_LINE_LENGTH  # load_config read it; a file changed since is no reason
     for tool in ("ruff", "black"):
         table = tools.get(tool) if isinstance(tools, dict) else None

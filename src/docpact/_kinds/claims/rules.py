@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from docpact._kinds.claims.analysis import changed, claims_analysis
 from docpact._model.findings import cannot_read
 from docpact._model.rules import Rule
+from docpact._readers.files import Unreadable
 from docpact._readers.markdown.claims import words_pattern
 from docpact._readers.markdown.prose import visible_prose
 from docpact._readers.python.properties import REVIEWED
@@ -24,7 +25,7 @@ def _well_formed(subject: Subject) -> list[tuple[str, int, str]]:
     analysis, contract = claims_analysis(subject), subject.contract
     findings = []
     for page, text in analysis.pages.items():
-        if isinstance(text, FileNotFoundError):
+        if isinstance(text, Unreadable) and text.missing:
             message = f"claims page {page} does not exist"
             findings.append((subject.config.pyproject.name, contract.line, message))
         elif not isinstance(text, str):

@@ -16,6 +16,7 @@ import ast
 import hashlib
 from typing import TYPE_CHECKING
 
+from docpact._readers.files import Unreadable, read_python
 from docpact._readers.python.definitions import (
     bound,
     local_module,
@@ -82,8 +83,8 @@ class Fingerprints:
         """The module at `path`, `None` when it cannot be read or parsed."""
         if path not in self._trees:
             try:
-                self._trees[path] = ast.parse(path.read_text(encoding="utf-8-sig"))
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                self._trees[path] = read_python(path)
+            except Unreadable:
                 self._trees[path] = None
         return self._trees[path]
 

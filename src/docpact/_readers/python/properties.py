@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docpact._model.findings import cannot_read
+from docpact._readers.files import Unreadable, parse_python, read_python, read_text
 from docpact._readers.markdown.claims import CLAIM_ID
 from docpact._readers.python.fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
 
@@ -95,26 +95,19 @@ def read_bindings(
         `pyproject.toml` at line 0, for the caller to give the contract's line.
     """
     bindings, problems, shared = [], [], Fingerprints()
-    local = tuple(
-        (root / name) if (root / name).is_dir() else (root / name).parent for name in paths
-    )
+    local = tuple((root / name) if _is_dir(root / name) else (root / name).parent for name in paths)
     for file in _python_files(root, paths):
         if isinstance(file, str):
             problems.append(("pyproject.toml", 0, f"properties path {file} does not exist"))
             continue
         where = file.relative_to(root).as_posix()
         try:
-            text = file.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
-            problems.append((where, 1, f"{where} {cannot_read(error)}"))
-            continue
-        if "claim" not in text:
-            continue
-        try:
-            tree = ast.parse(text, filename=where)
-        except (SyntaxError, ValueError, RecursionError) as error:
-            line = getattr(error, "lineno", None) or 1
-            problems.append((where, line, f"{where} cannot be parsed: {error.args[0]}"))
+            text = read_text(file)
+            if "claim" not in text:
+                continue
+            tree = parse_python(text, where)
+        except Unreadable as error:
+            problems.append((where, error.line, f"{where} {error.reason}"))
             continue
         bindings += _bindings(tree, where, text, file, local, shared)
     return bindings, problems
@@ -134,7 +127,11 @@ def read_text_bindings(text: str, where: str) -> list[Binding]:
         SyntaxError: When the text does not parse.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a file is read
-    return _bindings(ast.parse(text, filename=where), where, text)
+    try:
+        tree = parse_python(text, where)
+    except Unreadable as error:
+        raise SyntaxError(error.reason, (where, error.line, 1, None)) from None
+    return _bindings(tree, where, text)
 
 
 def _python_files(root: Path, paths: tuple[str, ...]) -> Iterator[Path | str]:
@@ -145,15 +142,27 @@ def _python_files(root: Path, paths: tuple[str, ...]) -> Iterator[Path | str]:
     seen = set()
     for name in paths:
         path = root / name
-        if not path.exists():
+        try:
+            found = (
+                [path] if path.is_file() else sorted(path.rglob("*.py")) if path.is_dir() else []
+            )
+        except OSError:  # a name too long for the file system: no such path
+            found = []
+        if not found and not _is_dir(path):
             yield name
             continue
-        found = [path] if path.is_file() else sorted(path.rglob("*.py"))
         for file in found:
             hidden = any(part.startswith(".") for part in file.relative_to(root).parts[:-1])
             if file not in seen and file.suffix == ".py" and not hidden:
                 seen.add(file)
                 yield file
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _aliases(nodes: list[ast.stmt]) -> tuple[set[str], set[str]]:
@@ -355,8 +364,8 @@ def sessions(root: Path) -> set[str] | None:
         The session names; `None` when there is no readable, parsable `noxfile.py`.
     """
     try:
-        tree = ast.parse((root / "noxfile.py").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        tree = read_python(root / "noxfile.py")
+    except Unreadable:
         return None
     names = set()
     for node in ast.walk(tree):

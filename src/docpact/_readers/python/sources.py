@@ -11,19 +11,29 @@ is not UTF-8, holds a NUL byte or does not parse is reported, at the line at fau
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from griffe import AliasResolutionError, CyclicAliasError
 
 from docpact._model.findings import relative
+from docpact._readers.files import Unreadable, read_python
 
 if TYPE_CHECKING:
     from griffe import Module
 
     from docpact._model.config import Config
 
-__all__ = ["filepath", "function_node", "lookup", "missing_object", "search_paths", "unreadable"]
+__all__ = [
+    "filepath",
+    "function_node",
+    "lookup",
+    "missing_object",
+    "search_paths",
+    "special_source",
+    "unreadable",
+]
 
 
 def lookup(module: Module, parts: list[str]) -> Any:
@@ -69,11 +79,14 @@ def missing_object(
     Returns:
         The path, line and message of the finding.
     """
-    for file in _source_files(dotted, package, config):
+    files = _source_files(dotted, package, config)
+    if error is not None:  # the module at fault may be anywhere in the package
+        files += _package_files(dotted.partition(".")[0], config)
+    for file in files:
         if problem := unreadable(file):
             at, reason = problem
             where = relative(file, config.root)
-            return where, at, f"{dotted} cannot be read: {where} {reason}"
+            return where, at, f"{dotted} cannot be loaded: {where} {reason}"
     if error is not None:
         reason = " ".join(str(error).split()) or type(error).__name__
         message = f"{dotted} cannot be loaded: {reason}"
@@ -96,20 +109,9 @@ def unreadable(file: Path) -> tuple[int, str] | None:
         to follow the file's name: `is not UTF-8 (invalid start byte)`.
     """
     try:
-        data = file.read_bytes()
-    except OSError as error:
-        return 1, f"cannot be opened ({error.strerror})"
-    # Before parsing: a NUL is a ValueError to early 3.11 releases' parser, a SyntaxError later.
-    if (nul := data.find(b"\0")) >= 0:
-        return data.count(b"\n", 0, nul) + 1, "holds a NUL byte"
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        return data.count(b"\n", 0, error.start) + 1, f"is not UTF-8 ({error.reason})"
-    try:
-        ast.parse(text, filename=str(file))
-    except SyntaxError as error:
-        return error.lineno or 1, f"has a syntax error ({error.msg})"
+        read_python(file)
+    except Unreadable as error:
+        return error.line, error.reason
     return None
 
 
@@ -133,7 +135,57 @@ def _source_files(dotted: str, package: Module | None, config: Config) -> list[P
         for part in parts:
             files += [folder / f"{part}.py", folder / part / "__init__.py"]
             folder = folder / part
-    return [file for file in files if file.is_file()]
+    return [file for file in files if _exists(file)]
+
+
+def _exists(file: Path) -> bool:
+    """Whether a source file is there: a FIFO or a folder named `x.py` is, and is unreadable."""
+    try:
+        return file.exists()
+    except OSError:  # a name too long for the file system
+        return False
+
+
+def special_source(name: str, config: Config) -> Path | None:
+    """A module of a top-level package that is no regular file, or `None` when there is none.
+
+    griffe would wait for ever on a FIFO named `x.py`; docpact reports it before griffe runs.
+
+    Args:
+        name: The package's name.
+        config: The project's search paths.
+
+    Returns:
+        The first such module, in path order.
+    """
+    for root in _package_root(name, search_paths(config)):
+        folder = root.parent if root.name == "__init__.py" else root
+        if not _is_folder(folder):
+            continue
+        for where, folders, names in os.walk(folder):
+            folders.sort()
+            for entry in sorted(names):
+                path = Path(where) / entry
+                if path.suffix in {".py", ".pyi"} and not path.is_file():
+                    return path
+    return None
+
+
+def _package_files(name: str, config: Config) -> list[Path]:
+    """Every module of a top-level package, in path order."""
+    found = []
+    for root in _package_root(name, search_paths(config)):
+        folder = root.parent if root.name == "__init__.py" else root
+        if _is_folder(folder):
+            found += sorted(p for p in folder.rglob("*.py") if p.is_file())
+    return found
+
+
+def _is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def search_paths(config: Config) -> list[Path]:
@@ -151,8 +203,11 @@ def search_paths(config: Config) -> list[Path]:
 def _package_root(name: str, folders: list[Path]) -> list[Path]:
     for folder in folders:
         for candidate in (folder / name / "__init__.py", folder / f"{name}.py", folder / name):
-            if candidate.exists():
-                return [candidate]
+            try:
+                if candidate.exists():
+                    return [candidate]
+            except OSError:  # a name too long for the file system names no package
+                continue
     return []
 
 
@@ -169,8 +224,8 @@ def function_node(obj: Any) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     if path.suffix == ".pyi":
         path = path.with_suffix(".py")
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        tree = read_python(path)
+    except Unreadable:
         return None  # reported as a function without readable source
     # griffe gives a decorated function the line of its first decorator.
     return next(

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: MIT
+r"""The one place docpact reads a text file or parses Python: what cannot be read, and where.
+
+Every page, source, properties file, `noxfile.py` and configuration file goes through
+`read_text`, so each is read the same way: UTF-8 with an optional byte-order mark dropped (as
+MkDocs and Python read them), line breaks made ``\\n``, and only a regular file: a FIFO would
+block the check for ever, a folder is no page. `parse_python` parses what `read_text` gave.
+Either raises `Unreadable` with the 1-based line at fault and a reason worded to follow the
+file's name; the caller turns it into a finding (a file a contract points at) or a usage
+error (a configuration file).
+
+Limits, stated once: none of docpact's own on a file's size (its scans are linear), and
+Python's on nesting: an expression nested past what CPython's parser takes (about 200
+brackets, or a few thousand operators in a chain) is reported, at the line nested deepest,
+as nested too deeply, never raised as `RecursionError`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["Unreadable", "parse_python", "read_error", "read_python", "read_text"]
+
+_KINDS = {
+    stat.S_IFDIR: "a folder, not a file",
+    stat.S_IFIFO: "a FIFO, not a regular file",
+    stat.S_IFSOCK: "a socket, not a regular file",
+    stat.S_IFCHR: "a character device, not a regular file",
+    stat.S_IFBLK: "a block device, not a regular file",
+}
+
+
+class Unreadable(Exception):
+    """A file that cannot be read as text, or as Python: the line at fault and why.
+
+    Attributes:
+        line: The 1-based line at fault (1 when the whole file is).
+        reason: Why, worded to follow the file's name: ``is not UTF-8 (invalid start byte)``.
+        missing: Whether the path does not exist at all.
+    """
+
+    def __init__(self, line: int, reason: str, *, missing: bool = False) -> None:
+        super().__init__(reason)
+        self.line = line
+        self.reason = reason
+        self.missing = missing
+
+
+def read_text(path: Path) -> str:
+    r"""The text of a regular UTF-8 file, its byte-order mark dropped and line breaks ``\\n``.
+
+    Args:
+        path: The file.
+
+    Returns:
+        The text.
+
+    Raises:
+        Unreadable: When the path is not a regular file, cannot be opened, or is not UTF-8.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise Unreadable(1, "does not exist", missing=True) from None
+    except OSError as error:  # a name too long, a folder that cannot be searched
+        raise Unreadable(1, f"cannot be read: {error.strerror}") from None
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise Unreadable(1, f"cannot be read: it is {kind}")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise Unreadable(1, f"cannot be read: {error.strerror}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise Unreadable(
+            line, f"cannot be read: not UTF-8 at line {line} ({error.reason})"
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_error(path: Path) -> str:
+    """Why `read_text` cannot read a file, or an empty string when it can."""
+    try:
+        read_text(path)
+    except Unreadable as error:
+        return error.reason
+    return ""
+
+
+def parse_python(text: str, filename: str) -> ast.Module:
+    """The syntax tree of Python source.
+
+    Args:
+        text: The source.
+        filename: Its name, for Python's messages.
+
+    Returns:
+        The module's tree.
+
+    Raises:
+        Unreadable: When the source has a syntax error, a NUL byte, or nests too deeply.
+    """
+    if (nul := text.find("\0")) >= 0:  # a ValueError to early 3.11 releases, later a SyntaxError
+        raise Unreadable(text.count("\n", 0, nul) + 1, "holds a NUL byte")
+    try:
+        return ast.parse(text, filename=filename)
+    except SyntaxError as error:
+        if "too many nested" in str(error.msg):
+            raise Unreadable(error.lineno or 1, _DEEP) from None
+        raise Unreadable(error.lineno or 1, f"has a syntax error ({error.msg})") from None
+    except (RecursionError, MemoryError):  # CPython's parser and compiler on deep nesting
+        raise Unreadable(_deepest_line(text), _DEEP) from None
+
+
+def read_python(path: Path, root: Path | None = None) -> ast.Module:
+    """`parse_python` of `read_text`: a Python file's syntax tree.
+
+    Args:
+        path: The file.
+        root: The project root, to name the file relative to it in Python's messages.
+
+    Returns:
+        The module's tree.
+
+    Raises:
+        Unreadable: As `read_text` and `parse_python` do.
+    """
+    name = path.relative_to(root).as_posix() if root is not None else str(path)
+    return parse_python(read_text(path), name)
+
+
+_DEEP = "nests too deeply for Python's parser"
+
+
+def _deepest_line(text: str) -> int:
+    """The line where brackets nest deepest, else the longest: where a nested expression is."""
+    depth = deepest = 0
+    line = at = 1
+    for char in text:
+        if char == "\n":
+            line += 1
+        elif char in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, line
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+    if not deepest:
+        lengths = [len(line) for line in text.split("\n")]
+        return lengths.index(max(lengths)) + 1
+    return at
