@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -537,3 +538,53 @@ def test_a_first_line_said_again_below_does_not_shift_the_docstring(project: Pat
         project, '"""Used.\n\n    Used.\n\n    ```python\n    x = 1\n    ```\n    """'
     )
     assert fence.line == line
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "reason"),
+    [
+        ('"""Doc."""\n__all__ = []\ndef f(:\n', 3, "has a syntax error (invalid syntax)"),
+        ('"""Doc."""\n__all__ = []\nx = ' + "-" * 50000 + "1\n", 3, "nests too deeply"),
+    ],
+    ids=["syntax error", "nested too deeply"],
+)
+def test_a_package_that_does_not_parse_is_dp001_at_its_line_as_check_gives_it(
+    project: Path, capsys: pytest.CaptureFixture[str], source: str, line: int, reason: str
+) -> None:
+    """A package that does not parse is DP001 at the line at fault, exit 1, as check gives it.
+
+    No traceback of griffe's reaches stderr.
+    """
+    (project / "src" / "pkg" / "__init__.py").write_text(source, "utf-8")
+    assert main(["coverage"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].startswith(
+        f"src/pkg/__init__.py:{line}: DP001 pkg cannot be loaded: src/pkg/__init__.py {reason}"
+    )
+    assert "coverage: 0 of 0" in out
+    assert err == ""
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_page_that_is_no_regular_file_is_a_usage_error_at_its_path(
+    project: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """A page Sybil would read that is a folder or a FIFO is refused before it is opened."""
+    page = project / "docs" / "other.md"
+    page.mkdir() if kind == "folder" else os.mkfifo(page)
+    assert main(["coverage"]) == 2
+    what = "a folder, not a file" if kind == "folder" else "a FIFO, not a regular file"
+    assert capsys.readouterr().err == (
+        f"docs/other.md:1: error: docs/other.md cannot be read: it is {what}\n"
+    )
+
+
+def test_a_fifo_in_the_package_is_dp001_never_a_wait(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo(project / "src" / "pkg" / "_pipe.py")
+    assert main(["coverage"]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "src/pkg/_pipe.py:1: DP001 pkg cannot be loaded: src/pkg/_pipe.py cannot be read: "
+        "it is a FIFO, not a regular file"
+    )

@@ -6,7 +6,7 @@
 ``claims``, ``claims --update`` and ``coverage``; ``all``) until the time is spent, then the
 cases per command and outcome class; each defect's shrunk case is written under
 tests/fuzz/reproducers/<target>/. test_fuzz.py replays explain's as regression tests;
-docpact's are kept for the fixes to replay.
+test_fuzz_docpact.py replays docpact's.
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 """The docpact cases' generator: valid projects as drawn, every mutation made, cases kept.
 
 These run docpact in this process, on a few drawn projects; the fuzzing itself, which runs
-every case in a child, is ``nox -s fuzz -- --target docpact`` (fuzz.py). The suite replays
-no docpact reproducer yet: the defects they hold are not fixed.
+every case in a child, is ``nox -s fuzz -- --target docpact`` (fuzz.py). The kept
+reproducers and a bounded, seeded slice of cases run each command in a child, as the
+fuzzing does, and each answer is checked as the fuzzing checks it: anchors against
+Python-Markdown's ids, equal settings equal, a wrong key refused, every rewritten file parses.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 import pytest
 from docpact_grammar import projects
 from docpact_mutations import DATA, DEEP, FILES, HUGE, LONG, MUTATIONS, PYTHON_DEEP
-from fuzz_docpact import Case, _anchors, cases, label, write
+from fuzz_docpact import Case, _anchors, cases, check, label, write
 from fuzz_runner import Result, classify, run
 from hypothesis import HealthCheck, Phase, find, given, seed, settings
 from hypothesis import strategies as st
@@ -233,3 +235,32 @@ def test_a_hang_is_kept_with_the_place_it_waits(tmp_path):
     """At its timeout the child writes its stack, then is killed: the kind names the frame."""
     result = run(f"{__name__}:sleep_forever", [], cwd=tmp_path, paths=[], prog="x", timeout=2)
     assert (result.outcome, _kind(result)) == ("hang", "hang in test_fuzz_docpact.py sleep_forever")
+
+
+REPRODUCERS = sorted((Path(__file__).parent / "reproducers" / "docpact").glob("*.json"))
+PROMISED = {"ok", "finding", "usage error"}
+
+
+@pytest.mark.parametrize("path", REPRODUCERS, ids=[path.stem for path in REPRODUCERS])
+def test_a_kept_reproducer_ends_as_promised_with_the_right_answer(path, tmp_path):
+    """Each defect once found, shrunk and kept, now ends as promised, with the right answer.
+
+    Promised: clean, findings, or one located usage error; right: the fuzzer's checks of
+    anchors, keys and values.
+    """
+    result = check(Case.from_json(path.read_text("utf-8")), tmp_path)
+    assert result.outcome in PROMISED, result
+
+
+@seed(22)
+@settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(case=cases())
+def test_a_seeded_slice_of_cases_finds_no_defect(case, tmp_path_factory):
+    """Generated and mutated projects end as promised, with right answers, in a child each."""
+    result = check(case, tmp_path_factory.mktemp("case"))
+    assert result.outcome in PROMISED, (result, case)
+
+
+def test_there_are_reproducers_to_replay():
+    """The reproducers folder holds the defects found on the commit before the fixes."""
+    assert len(REPRODUCERS) >= 30

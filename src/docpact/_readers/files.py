@@ -136,10 +136,13 @@ def read_python(path: Path, root: Path | None = None) -> ast.Module:
 
 
 _DEEP = "nests too deeply for Python's parser"
+_BRACKETS = 200  # CPython's limit of nested brackets
 
 
 def _deepest_line(text: str) -> int:
-    """The line where brackets nest deepest, else the longest: where a nested expression is."""
+    """Where a deeply nested expression is: the line brackets nest deepest on, when they nest
+    past what CPython's parser takes (200); else the longest line, a long chain of operators.
+    """
     depth = deepest = 0
     line = at = 1
     for char in text:
@@ -151,7 +154,7 @@ def _deepest_line(text: str) -> int:
                 deepest, at = depth, line
         elif char in ")]}":
             depth = max(depth - 1, 0)
-    if not deepest:
+    if deepest < _BRACKETS:
         lengths = [len(line) for line in text.split("\n")]
         return lengths.index(max(lengths)) + 1
     return at

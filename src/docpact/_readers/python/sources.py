@@ -177,7 +177,7 @@ def _package_files(name: str, config: Config) -> list[Path]:
     for root in _package_root(name, search_paths(config)):
         folder = root.parent if root.name == "__init__.py" else root
         if _is_folder(folder):
-            found += sorted(p for p in folder.rglob("*.py") if p.is_file())
+            found += sorted(folder.rglob("*.py"))  # a FIFO too: `unreadable` says what it is
     return found
 
 
