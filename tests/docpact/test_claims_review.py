@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -1298,3 +1299,21 @@ def test_update_of_a_file_its_owner_cannot_write_is_refused(
         f"{PROPS}: error: cannot write the reviewed fingerprints: Permission denied\n",
     )
     assert (project / PROPS).read_text(encoding="utf-8") == PROPS_TEXT
+
+
+def test_update_of_parenthesized_arguments_writes_a_file_that_parses_and_checks_clean(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`@claim(("c"))`, `session=("tests")`: the stamp follows the last argument, and parses.
+
+    A second check finds the claims reviewed.
+    """
+    replace(project, PROPS, '@docpact.claim("sum-one")', '@docpact.claim(("sum-one"))')
+    replace(project, PROPS, 'session="tests",', 'session=("tests"),')
+    status, out, err = run(capsys, "claims", "--update")
+    assert (status, err, out[2]) == (0, "", "2 re-approved")
+    written = (project / PROPS).read_text(encoding="utf-8")
+    ast.parse(written)
+    assert '@docpact.claim(("sum-one"), reviewed="' in written
+    assert 'session=("tests"), reviewed="' in written
+    assert run(capsys, "check") == (0, [], "")
