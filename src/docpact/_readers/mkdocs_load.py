@@ -6,6 +6,9 @@ first variable set gives the value, typed as YAML types it (`5` an int, `true` a
 else the last item of the list, a YAML value too (`!ENV [X, 5]` gives the int 5).
 `!relative` gives its path as written. Python tags (`!!python/name:...`,
 `!!python/object/apply:...`) are kept as `PythonTag`s, imported only when docpact needs one.
+The text is read by docpact's safe reader (`docpact._readers.yaml_safe`), which refuses a
+document nested too deep or too large; each mapping and list keeps where its items are
+(`place_of`), so that a setting of the wrong type is named at its file and line.
 
 `INHERIT: path` names a parent file, relative to the file that has the key, which may
 inherit in turn. As MkDocs merges (`mergedeep.merge(parent, child)`), where the parent and
@@ -29,8 +32,40 @@ import yaml_env_tag
 
 from docpact._model.errors import DocpactError
 from docpact._model.findings import cannot_read, relative
+from docpact._readers.yaml_safe import SafeLoader, YamlProblem, scan
 
-__all__ = ["PythonTag", "read_mkdocs"]
+__all__ = ["PythonTag", "place_of", "read_mkdocs"]
+
+
+class _Mapping(dict):  # type: ignore[type-arg]
+    """A mapping of `mkdocs.yml` that knows the file and line of each of its keys."""
+
+    places: dict[Any, str]
+
+
+class _List(list):  # type: ignore[type-arg]
+    """A list of `mkdocs.yml` that knows the file and line of each of its items."""
+
+    places: list[str]
+
+
+def place_of(container: Any, key: Any, default: str = "mkdocs.yml") -> str:
+    """The `file:LINE` of a key of a mapping, or an item of a list, read from `mkdocs.yml`.
+
+    Args:
+        container: The mapping or list.
+        key: The key, or the index.
+        default: What to give when the place is not known.
+
+    Returns:
+        The place, or `default`.
+    """
+    places = getattr(container, "places", None)
+    if isinstance(places, dict):
+        return places.get(key, default)
+    if isinstance(places, list) and isinstance(key, int) and 0 <= key < len(places):
+        return places[key]
+    return default
 
 
 @dataclass(frozen=True)
@@ -58,16 +93,38 @@ class PythonTag:
         module, _, attribute = dotted.rpartition(".")
         try:
             obj = getattr(importlib.import_module(module), attribute)
-        except AttributeError as error:
-            raise ImportError(str(error)) from None
+        except (AttributeError, ValueError) as error:  # no attribute; no module named
+            raise ImportError(str(error) or f"{dotted!r} names no module") from None
         if kind.startswith("object"):
             value = self.value if isinstance(self.value, dict) else {"args": self.value or []}
             return obj(*value.get("args", []), **value.get("kwds", {}))
         return obj
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's, where built
+class _Loader(SafeLoader):
     """A safe loader that also accepts the tags MkDocs configurations use."""
+
+    name: str = "mkdocs.yml"  # the file, as messages name it
+
+
+def _place(loader: _Loader, node: yaml.Node) -> str:
+    return f"{loader.name}:{node.start_mark.line + 1}"
+
+
+def _map(loader: _Loader, node: yaml.MappingNode) -> Any:
+    data = _Mapping()
+    yield data
+    data.update(loader.construct_mapping(node))  # flattens `<<` merges into node.value
+    data.places = {}
+    for key, _ in node.value:
+        data.places[loader.construct_object(key)] = _place(loader, key)
+
+
+def _seq(loader: _Loader, node: yaml.SequenceNode) -> Any:
+    data = _List()
+    yield data
+    data.extend(loader.construct_sequence(node))
+    data.places = [_place(loader, item) for item in node.value]
 
 
 def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
@@ -78,6 +135,8 @@ def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
     return PythonTag(node.tag)
 
 
+_Loader.add_constructor("tag:yaml.org,2002:map", _map)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _seq)
 _Loader.add_constructor("!ENV", yaml_env_tag.construct_env_tag)
 _Loader.add_constructor("!relative", lambda loader, node: loader.construct_scalar(node))
 _Loader.add_multi_constructor("tag:yaml.org,2002:python/", _python)
@@ -132,12 +191,17 @@ def _load(path: Path, children: dict[Path, str]) -> Any:
         raise DocpactError(msg)
     parent = Path(os.path.normpath(path.parent / inherit))
     name = relative(parent, Path.cwd())
-    if parent.resolve() in chain:
-        loop = " -> ".join([*chain.values(), chain[parent.resolve()]])
-        msg = f"{at} loops back to {chain[parent.resolve()]}: {loop}"
+    try:
+        resolved, is_file, exists = parent.resolve(), parent.is_file(), parent.exists()
+    except OSError as error:  # a name too long for the file system, among others
+        msg = f"{at} names {name}, which {cannot_read(error)}"
+        raise DocpactError(msg) from None
+    if resolved in chain:
+        loop = " -> ".join([*chain.values(), chain[resolved]])
+        msg = f"{at} loops back to {chain[resolved]}: {loop}"
         raise DocpactError(msg)
-    if not parent.is_file():
-        problem = "is a folder, not a file" if parent.exists() else "does not exist"
+    if not is_file:
+        problem = "is a folder, not a file" if exists else "does not exist"
         msg = f"{at} names {name}, which {problem}"
         raise DocpactError(msg)
     inherited = _load(parent, chain)
@@ -156,6 +220,8 @@ def _merge(parent: dict[Any, Any], child: dict[Any, Any]) -> dict[Any, Any]:
             _merge(parent[key], value)
         else:
             parent[key] = value
+        if isinstance(parent, _Mapping) and isinstance(child, _Mapping):
+            parent.places[key] = place_of(child, key)
     return parent
 
 
@@ -174,14 +240,15 @@ def _parse(where: str, text: str, environment: tuple[tuple[str, str], ...]) -> t
     (`environment`), so a changed variable is read anew.
     """
     loader = _Loader(text)
+    loader.name = where
     try:
+        scan(text)
         node = loader.get_single_node()
         data = None if node is None else loader.construct_document(node)
+    except YamlProblem as problem:
+        raise DocpactError(problem.located(where)) from None
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        msg = f"{where}{line}: error: is not valid YAML: {' '.join(str(error).split())}"
-        raise DocpactError(msg) from None
+        raise DocpactError(YamlProblem.of(error).located(where)) from None
     finally:
         loader.dispose()
     return data, _inherit_line(node)
