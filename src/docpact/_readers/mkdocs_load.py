@@ -91,10 +91,11 @@ class PythonTag:
         """
         kind, _, dotted = self.tag.removeprefix("tag:yaml.org,2002:python/").partition(":")
         module, _, attribute = dotted.rpartition(".")
+        module = module or "builtins"  # as PyYAML's `python/name:len`
         try:
             obj = getattr(importlib.import_module(module), attribute)
-        except (AttributeError, ValueError) as error:  # no attribute; no module named
-            raise ImportError(str(error) or f"{dotted!r} names no module") from None
+        except AttributeError as error:
+            raise ImportError(str(error)) from None
         if kind.startswith("object"):
             value = self.value if isinstance(self.value, dict) else {"args": self.value or []}
             return obj(*value.get("args", []), **value.get("kwds", {}))

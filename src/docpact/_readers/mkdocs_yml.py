@@ -24,18 +24,19 @@ __all__ = ["docstring_style", "headings"]
 
 # The extensions whose indented blocks (`!!! note`, `??? note`) can hold headings.
 _BLOCK_EXTENSIONS = frozenset({"admonition", "pymdownx.details"})
-# The types Python-Markdown's `toc` takes for each of its settings.
+# The types Python-Markdown's `toc` takes for each of its settings; its switches read any
+# number as true or false, as MkDocs builds them (`permalink: 1`).
 _TOC_TYPES: dict[str, tuple[type, ...]] = {
     "marker": (str,),
     "title": (str,),
     "title_class": (str,),
     "toc_class": (str,),
-    "anchorlink": (bool,),
+    "anchorlink": (bool, int),
     "anchorlink_class": (str,),
-    "permalink": (bool, str),
+    "permalink": (bool, int, str),
     "permalink_class": (str,),
     "permalink_title": (str,),
-    "permalink_leading": (bool,),
+    "permalink_leading": (bool, int),
     "baselevel": (int, str),
     "separator": (str,),
     "toc_depth": (int, str),
@@ -165,7 +166,8 @@ def headings(root: Path) -> Headings:
         types = _TOC_TYPES.get(key)
         wrong = isinstance(value, bool) and bool not in types
         if types and (wrong or not isinstance(value, types)):
-            expected = " or ".join(_NAMES[kind] for kind in types)
+            *first, last = [_NAMES[kind] for kind in types]
+            expected = f"{', '.join(first)} or {last}" if first else last
             raise _refuse(place, setting, expected, value)
     # Only what decides an anchor: the rendered page's permalinks and titles do not.
     toc = {key: value for key, value in toc.items() if key in {"slugify", "separator"}}

@@ -60,10 +60,10 @@ class YamlProblem(Exception):
             name: The file, or `the yaml block`.
 
         Returns:
-            `NAME is not valid YAML: ...`, or `NAME nests deeper than ... (line 3)`.
+            `NAME is not valid YAML: ...`, or `NAME, line 3, nests deeper than ...`.
         """
-        line = "" if self.parsed or not self.line else f" (line {self.line})"
-        return f"{name} {self.problem}{line}"
+        line = "" if self.parsed or not self.line else f", line {self.line},"
+        return f"{name}{line} {self.problem}"
 
     @classmethod
     def of(cls, error: yaml.YAMLError) -> YamlProblem:
