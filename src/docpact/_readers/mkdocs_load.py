@@ -32,40 +32,10 @@ import yaml_env_tag
 
 from docpact._model.errors import DocpactError
 from docpact._model.findings import cannot_read, relative
-from docpact._readers.yaml_safe import SafeLoader, YamlProblem, scan
+from docpact._readers.yaml_places import PlacedLoader, keep_place
+from docpact._readers.yaml_safe import YamlProblem, scan
 
-__all__ = ["PythonTag", "place_of", "read_mkdocs"]
-
-
-class _Mapping(dict):  # type: ignore[type-arg]
-    """A mapping of `mkdocs.yml` that knows the file and line of each of its keys."""
-
-    places: dict[Any, str]
-
-
-class _List(list):  # type: ignore[type-arg]
-    """A list of `mkdocs.yml` that knows the file and line of each of its items."""
-
-    places: list[str]
-
-
-def place_of(container: Any, key: Any, default: str = "mkdocs.yml") -> str:
-    """The `file:LINE` of a key of a mapping, or an item of a list, read from `mkdocs.yml`.
-
-    Args:
-        container: The mapping or list.
-        key: The key, or the index.
-        default: What to give when the place is not known.
-
-    Returns:
-        The place, or `default`.
-    """
-    places = getattr(container, "places", None)
-    if isinstance(places, dict):
-        return places.get(key, default)
-    if isinstance(places, list) and isinstance(key, int) and 0 <= key < len(places):
-        return places[key]
-    return default
+__all__ = ["PythonTag", "read_mkdocs"]
 
 
 @dataclass(frozen=True)
@@ -102,30 +72,8 @@ class PythonTag:
         return obj
 
 
-class _Loader(SafeLoader):
+class _Loader(PlacedLoader):
     """A safe loader that also accepts the tags MkDocs configurations use."""
-
-    name: str = "mkdocs.yml"  # the file, as messages name it
-
-
-def _place(loader: _Loader, node: yaml.Node) -> str:
-    return f"{loader.name}:{node.start_mark.line + 1}"
-
-
-def _map(loader: _Loader, node: yaml.MappingNode) -> Any:
-    data = _Mapping()
-    yield data
-    data.update(loader.construct_mapping(node))  # flattens `<<` merges into node.value
-    data.places = {}
-    for key, _ in node.value:
-        data.places[loader.construct_object(key)] = _place(loader, key)
-
-
-def _seq(loader: _Loader, node: yaml.SequenceNode) -> Any:
-    data = _List()
-    yield data
-    data.extend(loader.construct_sequence(node))
-    data.places = [_place(loader, item) for item in node.value]
 
 
 def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
@@ -136,8 +84,6 @@ def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
     return PythonTag(node.tag)
 
 
-_Loader.add_constructor("tag:yaml.org,2002:map", _map)
-_Loader.add_constructor("tag:yaml.org,2002:seq", _seq)
 _Loader.add_constructor("!ENV", yaml_env_tag.construct_env_tag)
 _Loader.add_constructor("!relative", lambda loader, node: loader.construct_scalar(node))
 _Loader.add_multi_constructor("tag:yaml.org,2002:python/", _python)
@@ -221,8 +167,7 @@ def _merge(parent: dict[Any, Any], child: dict[Any, Any]) -> dict[Any, Any]:
             _merge(parent[key], value)
         else:
             parent[key] = value
-        if isinstance(parent, _Mapping) and isinstance(child, _Mapping):
-            parent.places[key] = place_of(child, key)
+        keep_place(parent, child, key)
     return parent
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 from docpact._model.config import DEFAULT_HEADINGS, DOCSTRING_STYLES, Headings
 from docpact._model.errors import DocpactError
-from docpact._readers.mkdocs_load import PythonTag, place_of, read_mkdocs
+from docpact._readers.mkdocs_load import PythonTag, read_mkdocs
+from docpact._readers.yaml_places import place_of
 
 __all__ = ["docstring_style", "headings"]
 
@@ -68,13 +69,12 @@ def _entries(settings: dict[str, Any], key: str) -> list[tuple[str, dict[Any, An
     elif isinstance(value, list):
         pairs = []
         for n, item in enumerate(value):
-            if isinstance(item, str):
-                item = {item: None}  # noqa: PLW2901 -- a name alone, without settings
-            if not (isinstance(item, dict) and len(item) == 1):
+            entry = {item: None} if isinstance(item, str) else item  # a name alone
+            if not (isinstance(entry, dict) and len(entry) == 1):
                 expected = "names or mappings of one name to its settings"
                 raise _refuse(place_of(value, n), f"{key} entries", expected, item)
-            name, config = next(iter(item.items()))
-            pairs.append((name, config, place_of(item, name, place_of(value, n))))
+            name, config = next(iter(entry.items()))
+            pairs.append((name, config, place_of(entry, name, place_of(value, n))))
     else:
         expected = "a list of names or a mapping of names to their settings"
         raise _refuse(place, key, expected, value)
@@ -86,7 +86,6 @@ def _entries(settings: dict[str, Any], key: str) -> list[tuple[str, dict[Any, An
             raise _refuse(at, f"{key} {name} settings", "a mapping", config)
         found.append((name, config or {}, at))
     return found
-
 
 
 def docstring_style(root: Path) -> str | None:

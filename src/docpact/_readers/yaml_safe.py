@@ -187,4 +187,3 @@ def safe_load(text: str, loader: type[yaml.SafeLoader] = SafeLoader) -> Any:
         raise YamlProblem.of(error) from None
     finally:
         instance.dispose()
-
