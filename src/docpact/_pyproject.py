@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -26,6 +27,7 @@ from docpact._model.config import (
 from docpact._model.errors import DocpactError
 from docpact._model.findings import cannot_read, relative
 from docpact._readers.mkdocs_yml import docstring_style, headings
+from docpact._readers.yaml_safe import int_too_long
 
 if TYPE_CHECKING:
     from docpact._model.rules import Kind
@@ -90,11 +92,17 @@ def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) ->
             f"{relative(path, Path.cwd())}:{at[1] if at else 1}: error: is not valid TOML: {error}"
         )
         raise DocpactError(msg) from None
+    except (ValueError, RecursionError) as error:
+        raise DocpactError(_unreadable(relative(path, Path.cwd()), text, error)) from None
     try:
         tool = data.get("tool")
+        if tool is not None and not isinstance(tool, dict):
+            msg = f"tool must be a table, got {tool!r}"
+            raise ValueError(msg)
         table = tool.get("docpact") if isinstance(tool, dict) else None
         if not contracts and table is None:
             table = {}
+        _table_keys(table)
         declared = _contracts(table) if contracts or "contract" in table else []
         paths = _paths(table["paths"]) if "paths" in table else DEFAULT_PATHS
         covered = table.get("coverage", [])
@@ -138,15 +146,35 @@ def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) ->
     )
 
 
-def _contracts(table: object) -> list[Contract]:
+def _table_keys(table: object) -> None:
+    """Refuse a `[tool.docpact]` that is not a table, or has a key docpact does not know."""
     if table is None:
-        msg = "no [[tool.docpact.contract]] table"
-        raise ValueError(msg)
+        return  # `_contracts` says which table is missing
     if not isinstance(table, dict):
         msg = f"tool.docpact must be a table, got {table!r}"
         raise ValueError(msg)
     if unknown := sorted(set(table) - _TABLE_KEYS):
         msg = f"tool.docpact has unknown keys {unknown}; known keys are {sorted(_TABLE_KEYS)}"
+        raise ValueError(msg)
+
+
+def _unreadable(where: str, text: str, error: ValueError | RecursionError) -> str:
+    """What `tomllib` could not build, at its line: an integer too long, arrays too deep."""
+    if isinstance(error, RecursionError):
+        at = re.search(r"[\[{](?:\s*[\[{]){49}", text)
+        problem = "nests arrays or tables deeper than tomllib can read"
+    else:
+        limit = sys.get_int_max_str_digits()
+        at = re.search(rf"[0-9_]{{{limit + 1},}}", text)
+        digits = sum(c.isdigit() for c in at[0]) if at else limit + 1
+        problem = int_too_long(digits)
+    line = text.count("\n", 0, at.start()) + 1 if at else 1
+    return f"{where}:{line}: error: {problem}"
+
+
+def _contracts(table: object) -> list[Contract]:
+    if table is None:
+        msg = "no [[tool.docpact.contract]] table"
         raise ValueError(msg)
     entries = table.get("contract")
     if not isinstance(entries, list) or not entries:

@@ -94,7 +94,7 @@ BAD_CONFIGS = {
     "invalid TOML": ("[tool.docpact\n", 1, "is not valid TOML"),
     "no table": ("[project]\nname = 'ratio'\n", 1, "no [[tool.docpact.contract]] table"),
     "not a table": ("[tool]\ndocpact = 1\n", 1, "tool.docpact must be a table"),
-    "tool not a table": ("tool = 1\n", 1, "no [[tool.docpact.contract]] table"),
+    "tool not a table": ("tool = 1\n", 1, "tool must be a table, got 1"),
     "unknown table key": ("[tool.docpact]\ncontracts = []\n", 1, "tool.docpact has unknown keys"),
     "empty contract list": ("[tool.docpact]\ncontract = []\n", 2, "must be a non-empty array"),
     "empty operands": (CONTRACT + "operands = []\n", 3, "operands must be a non-empty list"),

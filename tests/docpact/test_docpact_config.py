@@ -331,3 +331,46 @@ def test_a_kinds_parser_is_given_the_table_without_its_kind_key(
     )
     load_config(here / PYPROJECT)
     assert given == [["pages"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[tool]\ndocpact = "x"\n', "1: error: tool.docpact must be a table, got 'x'"),
+        ("[tool]\ndocpact = [1]\n", "1: error: tool.docpact must be a table, got [1]"),
+        ("[tool]\ndocpact = 5\n", "1: error: tool.docpact must be a table, got 5"),
+    ],
+)
+@pytest.mark.parametrize("contracts", [True, False])
+def test_a_docpact_key_that_is_not_a_table_is_refused_at_its_line(
+    here: Path, text: str, message: str, *, contracts: bool
+) -> None:
+    """`tool.docpact` a string, list or int is a located error, for `check` and `coverage`."""
+    assert error_of(here, text, contracts=contracts) == f"{PYPROJECT}:{message}"
+
+
+@pytest.mark.parametrize("key", ["coverag", "path", "docstring_style", "contracts", "exclude"])
+def test_a_misspelt_key_beside_coverage_is_refused_without_contracts(here: Path, key: str) -> None:
+    """A table for `docpact coverage` alone is checked for unknown keys like any other."""
+    message = error_of(
+        here, f'[tool.docpact]\ncoverage = ["pkg"]\n{key} = ["pkg"]\n', contracts=False
+    )
+    assert message == (
+        f"{PYPROJECT}:1: error: tool.docpact has unknown keys [{key!r}]; known keys are "
+        "['contract', 'coverage', 'docstring-style', 'paths']"
+    )
+
+
+def test_an_integer_too_long_for_python_is_refused_at_its_line(here: Path) -> None:
+    """A 5000-digit integer names Python's limit and how to raise it, at its line."""
+    message = error_of(here, f'[tool.docpact]\npaths = ["src"]\nx = {"9" * 5000}\n')
+    assert message == (
+        f"{PYPROJECT}:3: error: has an integer of 5000 digits, over Python's limit of 4300 "
+        "digits for converting text to an int (set PYTHONINTMAXSTRDIGITS to raise it)"
+    )
+
+
+def test_arrays_nested_deeper_than_tomllib_reads_are_refused_at_their_line(here: Path) -> None:
+    """Arrays 1200 deep, past the recursion limit tomllib follows, are a located error."""
+    message = error_of(here, f"[tool.docpact]\n\npaths = {'[' * 1200}{']' * 1200}\n")
+    assert message == f"{PYPROJECT}:3: error: nests arrays or tables deeper than tomllib can read"

@@ -220,13 +220,16 @@ def test_an_mkdocs_yml_that_is_not_a_mapping_gives_no_settings(tmp_path: Path, t
     assert docstring_style(tmp_path) is None
 
 
-def test_a_slugify_that_is_not_in_its_module_is_a_usage_error_naming_why(tmp_path: Path) -> None:
+def test_a_slugify_that_is_not_in_its_module_is_a_usage_error_naming_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = "markdown_extensions:\n  - toc:\n      slugify: !!python/name:os.no_such_slugify\n"
     (tmp_path / "mkdocs.yml").write_text(config, "utf-8")
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(DocpactError) as raised:
         headings(tmp_path)
     assert str(raised.value) == (
-        "mkdocs.yml: error: markdown_extensions toc slugify cannot be imported: "
+        "mkdocs.yml:3: error: markdown_extensions toc slugify cannot be imported: "
         "module 'os' has no attribute 'no_such_slugify'"
     )
 
@@ -242,13 +245,14 @@ def test_an_mkdocs_yml_that_is_not_utf8_is_a_usage_error(
 
 
 def test_an_unknown_docstring_style_is_a_usage_error_listing_the_known_ones(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "mkdocs.yml").write_text(CONFIG.replace("sphinx", "rest"), "utf-8")
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(DocpactError) as raised:
         docstring_style(tmp_path)
     assert str(raised.value) == (
-        "mkdocs.yml: error: mkdocstrings' docstring_style is 'rest'; "
+        "mkdocs.yml:14: error: mkdocstrings' docstring_style is 'rest'; "
         "docpact reads google, numpy, sphinx"
     )
 

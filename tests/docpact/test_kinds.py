@@ -13,6 +13,7 @@ from docpact import DocpactError, check_project, load_config
 from docpact.__main__ import main
 from docpact._readers.data import differences
 from docpact._readers.markdown.directives import block_after
+from docpact._readers.yaml_safe import SafeLoader
 from docpact.sybil import docs_sybil
 from samples.drift import copy_project, drift, line_of
 
@@ -379,7 +380,7 @@ def one_line(error: yaml.YAMLError) -> str:
 def yaml_error(source: str) -> yaml.YAMLError:
     """The error PyYAML raises for a source that is not YAML."""
     with pytest.raises(yaml.YAMLError) as error:
-        yaml.safe_load(source)
+        yaml.load(source, Loader=SafeLoader)
     return error.value
 
 
@@ -469,3 +470,45 @@ def test_data_differences_are_listed_by_key_sorted_as_text(
 ) -> None:
     """A mapping against a scalar differs as a whole; keys of any type sort by their text."""
     assert differences(documented, expected, file="f.yaml") == found
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize(
+    ("documented", "expected", "found"),
+    [
+        ({"ratio": NAN}, {"ratio": NAN}, []),
+        ([NAN, 1], [NAN, 1], []),
+        ({"a": [{"b": NAN}]}, {"a": [{"b": NAN}]}, []),
+        ({"ratio": NAN}, {"ratio": 1.0}, ["  ratio: the docs have nan, f.yaml has 1.0"]),
+        ([1], [1.0], ["  <document>: the docs have [1], f.yaml has [1.0]"]),
+        ([True], [1], ["  <document>: the docs have [True], f.yaml has [1]"]),
+        ({"a": [1]}, {"a": [True]}, ["  a: the docs have [1], f.yaml has [True]"]),
+    ],
+)
+def test_a_nan_equals_a_nan_and_types_still_differ(
+    documented: object, expected: object, found: list[str]
+) -> None:
+    """`.nan` in the docs and the file is the same value; `1`, `1.0` and `true` still differ."""
+    assert differences(documented, expected, file="f.yaml") == found
+
+
+def test_a_nan_default_documented_as_it_is_is_no_finding(project: Path) -> None:
+    """A `.nan` in the packaged file and in the docs block alike gives no DP007."""
+    drift(project / GUIDE, "  epochs: 1\n", "  epochs: .nan\n")
+    drift(project / "conf/defaults.yaml", "epochs: 1", "epochs: .nan")
+    assert check_project(load_config(project / PYPROJECT)) == []
+
+
+def test_a_packaged_file_refused_by_the_safe_reader_is_dp007_naming_its_line(
+    project: Path,
+) -> None:
+    """An integer too long for Python in the packaged file is a finding, never a traceback."""
+    (project / "conf/defaults.yaml").write_text(f"a: 1\nb: {'9' * 5000}\n", "utf-8")
+    [finding] = check_project(load_config(project / PYPROJECT))
+    assert (finding.code, finding.path) == ("DP007", PYPROJECT)
+    assert finding.message == (
+        "conf/defaults.yaml, line 2, has an integer of 5000 digits, over Python's limit of 4300 "
+        "digits for converting text to an int (set PYTHONINTMAXSTRDIGITS to raise it)"
+    )

@@ -121,6 +121,14 @@ BAD_FILES = {
         b"trainer: \xff\n",
         "conf/defaults.yaml cannot be read: not UTF-8 (invalid start byte)",
     ),
+    "integer too long": (
+        b"trainer:\n  epochs: " + b"9" * 5000 + b"\n",
+        "conf/defaults.yaml, line 2, has an integer of 5000 digits, over Python's limit of 4300",
+    ),
+    "nested too deep": (
+        b"trainer: " + b"[" * 150 + b"]" * 150 + b"\n",
+        "conf/defaults.yaml, line 1, nests deeper than 100 levels, its aliases expanded",
+    ),
 }
 
 

@@ -59,21 +59,18 @@ def _parse(entry: dict[str, Any], key: str) -> ConfigDefaultsContract:
 
 
 def _blocks_equal_the_file(subject: Subject) -> Iterator[tuple[str, int, str]]:
-    import yaml  # only for a project with a config-defaults contract
+    # Only for a project with a config-defaults contract: it imports PyYAML.
+    from docpact._readers.yaml_safe import YamlProblem, safe_load
 
     contract, pyproject = subject.contract, subject.config.pyproject.name
     try:
         text = (subject.config.root / contract.file).read_text(encoding="utf-8")
-        expected = yaml.safe_load(text)
+        expected = safe_load(text)
     except (OSError, UnicodeDecodeError) as error:
         yield pyproject, contract.line, f"{contract.file} {cannot_read(error)}"
         return
-    except yaml.YAMLError as error:
-        yield (
-            pyproject,
-            contract.line,
-            (f"{contract.file} is not valid YAML: {' '.join(str(error).split())}"),
-        )
+    except YamlProblem as problem:
+        yield pyproject, contract.line, problem.about(contract.file)
         return
     for ref, section in docs_sections(subject).items():
         if section is None:
@@ -94,10 +91,9 @@ def _blocks_equal_the_file(subject: Subject) -> Iterator[tuple[str, int, str]]:
         for comment, (source, _) in blocks:
             line = section.line + 1 + section.text.count("\n", 0, comment.start())
             try:
-                documented = yaml.safe_load(source)
-            except yaml.YAMLError as error:
-                message = f"the yaml block is not valid YAML: {' '.join(str(error).split())}"
-                yield page, line, message
+                documented = safe_load(source)
+            except YamlProblem as problem:
+                yield page, line, problem.about("the yaml block")
                 continue
             if found := differences(documented, expected, file=contract.file):
                 differing = "; ".join(difference.strip() for difference in found)

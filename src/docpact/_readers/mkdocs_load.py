@@ -6,6 +6,9 @@ first variable set gives the value, typed as YAML types it (`5` an int, `true` a
 else the last item of the list, a YAML value too (`!ENV [X, 5]` gives the int 5).
 `!relative` gives its path as written. Python tags (`!!python/name:...`,
 `!!python/object/apply:...`) are kept as `PythonTag`s, imported only when docpact needs one.
+The text is read by docpact's safe reader (`docpact._readers.yaml_safe`), which refuses a
+document nested too deep or too large; each mapping and list keeps where its items are
+(`place_of`), so that a setting of the wrong type is named at its file and line.
 
 `INHERIT: path` names a parent file, relative to the file that has the key, which may
 inherit in turn. As MkDocs merges (`mergedeep.merge(parent, child)`), where the parent and
@@ -29,6 +32,8 @@ import yaml_env_tag
 
 from docpact._model.errors import DocpactError
 from docpact._model.findings import cannot_read, relative
+from docpact._readers.yaml_places import PlacedLoader, keep_place
+from docpact._readers.yaml_safe import YamlProblem, scan
 
 __all__ = ["PythonTag", "read_mkdocs"]
 
@@ -56,6 +61,7 @@ class PythonTag:
         """
         kind, _, dotted = self.tag.removeprefix("tag:yaml.org,2002:python/").partition(":")
         module, _, attribute = dotted.rpartition(".")
+        module = module or "builtins"  # as PyYAML's `python/name:len`
         try:
             obj = getattr(importlib.import_module(module), attribute)
         except AttributeError as error:
@@ -66,7 +72,7 @@ class PythonTag:
         return obj
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's, where built
+class _Loader(PlacedLoader):
     """A safe loader that also accepts the tags MkDocs configurations use."""
 
 
@@ -132,12 +138,17 @@ def _load(path: Path, children: dict[Path, str]) -> Any:
         raise DocpactError(msg)
     parent = Path(os.path.normpath(path.parent / inherit))
     name = relative(parent, Path.cwd())
-    if parent.resolve() in chain:
-        loop = " -> ".join([*chain.values(), chain[parent.resolve()]])
-        msg = f"{at} loops back to {chain[parent.resolve()]}: {loop}"
+    try:
+        resolved, is_file, exists = parent.resolve(), parent.is_file(), parent.exists()
+    except OSError as error:  # a name too long for the file system, among others
+        msg = f"{at} names {name}, which {cannot_read(error)}"
+        raise DocpactError(msg) from None
+    if resolved in chain:
+        loop = " -> ".join([*chain.values(), chain[resolved]])
+        msg = f"{at} loops back to {chain[resolved]}: {loop}"
         raise DocpactError(msg)
-    if not parent.is_file():
-        problem = "is a folder, not a file" if parent.exists() else "does not exist"
+    if not is_file:
+        problem = "is a folder, not a file" if exists else "does not exist"
         msg = f"{at} names {name}, which {problem}"
         raise DocpactError(msg)
     inherited = _load(parent, chain)
@@ -156,6 +167,7 @@ def _merge(parent: dict[Any, Any], child: dict[Any, Any]) -> dict[Any, Any]:
             _merge(parent[key], value)
         else:
             parent[key] = value
+        keep_place(parent, child, key)
     return parent
 
 
@@ -174,14 +186,15 @@ def _parse(where: str, text: str, environment: tuple[tuple[str, str], ...]) -> t
     (`environment`), so a changed variable is read anew.
     """
     loader = _Loader(text)
+    loader.name = where
     try:
+        scan(text)
         node = loader.get_single_node()
         data = None if node is None else loader.construct_document(node)
+    except YamlProblem as problem:
+        raise DocpactError(problem.located(where)) from None
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        msg = f"{where}{line}: error: is not valid YAML: {' '.join(str(error).split())}"
-        raise DocpactError(msg) from None
+        raise DocpactError(YamlProblem.of(error).located(where)) from None
     finally:
         loader.dispose()
     return data, _inherit_line(node)

@@ -4,6 +4,11 @@
 The file is read as MkDocs reads it (`docpact._readers.mkdocs_load`): MkDocs' tags, and the
 files it names in `INHERIT`, merged beneath it. Nothing it names is imported but a custom
 `toc` slugify, when docpact computes anchors as the site has them.
+
+What docpact reads is checked as MkDocs checks it: `markdown_extensions` and `plugins` are
+a list of names, or of one-name mappings to their settings, or a mapping of names to their
+settings (`{toc: {permalink: true}, admonition: null}`), the two forms read alike; a setting
+of another type is refused as `mkdocs.yml:LINE: error: KEY must be ..., got ...`.
 """
 
 from __future__ import annotations
@@ -14,11 +19,73 @@ from typing import Any
 from docpact._model.config import DEFAULT_HEADINGS, DOCSTRING_STYLES, Headings
 from docpact._model.errors import DocpactError
 from docpact._readers.mkdocs_load import PythonTag, read_mkdocs
+from docpact._readers.yaml_places import place_of
 
 __all__ = ["docstring_style", "headings"]
 
 # The extensions whose indented blocks (`!!! note`, `??? note`) can hold headings.
 _BLOCK_EXTENSIONS = frozenset({"admonition", "pymdownx.details"})
+# The types Python-Markdown's `toc` takes for each of its settings; its switches read any
+# number as true or false, as MkDocs builds them (`permalink: 1`).
+_TOC_TYPES: dict[str, tuple[type, ...]] = {
+    "marker": (str,),
+    "title": (str,),
+    "title_class": (str,),
+    "toc_class": (str,),
+    "anchorlink": (bool, int),
+    "anchorlink_class": (str,),
+    "permalink": (bool, int, str),
+    "permalink_class": (str,),
+    "permalink_title": (str,),
+    "permalink_leading": (bool, int),
+    "baselevel": (int, str),
+    "separator": (str,),
+    "toc_depth": (int, str),
+}
+_NAMES = {bool: "a bool", int: "an int", str: "a str"}
+
+
+def _refuse(place: str, key: str, expected: str, value: Any) -> DocpactError:
+    return DocpactError(f"{place}: error: {key} must be {expected}, got {value!r}")
+
+
+def _mapping(container: Any, name: Any, key: str) -> dict[Any, Any]:
+    """`container[name]`, a mapping or nothing (`{}`), else refused as `key`."""
+    value = container.get(name) if isinstance(container, dict) else None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _refuse(place_of(container, name), key, "a mapping", value)
+    return value
+
+
+def _entries(settings: dict[str, Any], key: str) -> list[tuple[str, dict[Any, Any], str]]:
+    """The entries of `markdown_extensions` or `plugins`: name, settings, place, in order."""
+    value, place = settings.get(key), place_of(settings, key)
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        pairs = [(name, config, place_of(value, name)) for name, config in value.items()]
+    elif isinstance(value, list):
+        pairs = []
+        for n, item in enumerate(value):
+            entry = {item: None} if isinstance(item, str) else item  # a name alone
+            if not (isinstance(entry, dict) and len(entry) == 1):
+                expected = "names or mappings of one name to its settings"
+                raise _refuse(place_of(value, n), f"{key} entries", expected, item)
+            name, config = next(iter(entry.items()))
+            pairs.append((name, config, place_of(entry, name, place_of(value, n))))
+    else:
+        expected = "a list of names or a mapping of names to their settings"
+        raise _refuse(place, key, expected, value)
+    found = []
+    for name, config, at in pairs:
+        if not isinstance(name, str):
+            raise _refuse(at, f"{key} names", "str", name)
+        if config is not None and not isinstance(config, dict):
+            raise _refuse(at, f"{key} {name} settings", "a mapping", config)
+        found.append((name, config or {}, at))
+    return found
 
 
 def docstring_style(root: Path) -> str | None:
@@ -31,19 +98,25 @@ def docstring_style(root: Path) -> str | None:
         The style, or `None` when `mkdocs.yml` does not set one.
 
     Raises:
-        DocpactError: When `mkdocs.yml` cannot be read, or sets a style griffe does not know.
+        DocpactError: When `mkdocs.yml` cannot be read, gives mkdocstrings' settings of a
+            type MkDocs refuses, or sets a style griffe does not know.
     """
     settings = read_mkdocs(root) or {}
-    for plugin in settings.get("plugins") or []:
-        if not (isinstance(plugin, dict) and isinstance(plugin.get("mkdocstrings"), dict)):
+    for name, plugin, _ in _entries(settings, "plugins"):
+        if name != "mkdocstrings":
             continue
-        python = (plugin["mkdocstrings"].get("handlers") or {}).get("python") or {}
-        style = (python.get("options") or {}).get("docstring_style")
+        handlers = _mapping(plugin, "handlers", "mkdocstrings handlers")
+        python = _mapping(handlers, "python", "mkdocstrings handlers python")
+        options = _mapping(python, "options", "mkdocstrings handlers python options")
+        style = options.get("docstring_style")
         if style is None:
             return None
+        place = place_of(options, "docstring_style")
+        if not isinstance(style, str):
+            raise _refuse(place, "mkdocstrings' docstring_style", "a str", style)
         if style not in DOCSTRING_STYLES:
             msg = (
-                f"mkdocs.yml: error: mkdocstrings' docstring_style is {style!r}; "
+                f"{place}: error: mkdocstrings' docstring_style is {style!r}; "
                 f"docpact reads {', '.join(DOCSTRING_STYLES)}"
             )
             raise DocpactError(msg)
@@ -63,28 +136,38 @@ def headings(root: Path) -> Headings:
         `DEFAULT_HEADINGS` without `mkdocs.yml`.
 
     Raises:
-        DocpactError: When a Python tag in the `toc` settings (a custom `slugify`) cannot
-            be imported; the message names it. The site's other extensions are not loaded:
-            they do not change an anchor, and the checker needs none of them.
+        DocpactError: When `markdown_extensions` or a `toc` setting is not of a type MkDocs
+            and Python-Markdown take, or a Python tag in the `toc` settings (a custom
+            `slugify`) cannot be imported; the message names it and its line. The site's
+            other extensions are not loaded: they do not change an anchor, and the checker
+            needs none of them.
     """
     settings = read_mkdocs(root)
     if settings is None:
         return DEFAULT_HEADINGS
-    listed: dict[str, dict[str, Any]] = {}
-    for entry in settings.get("markdown_extensions") or []:
-        name, config = (entry, {}) if isinstance(entry, str) else next(iter(entry.items()))
-        listed[name.removeprefix("markdown.extensions.")] = config or {}
+    listed: dict[str, dict[Any, Any]] = {}
+    for name, config, _ in _entries(settings, "markdown_extensions"):
+        listed[name.removeprefix("markdown.extensions.")] = config
     # Only what shapes anchors is imported (toc's Python tags): a checker without the site's
     # other extensions (pymdownx...) computes the same ids.
-    toc = dict(listed.get("toc", {}))
+    given = listed.get("toc", {})
+    toc = dict(given)
     for key, value in toc.items():
+        place, setting = place_of(given, key), f"markdown_extensions toc {key}"
         if isinstance(value, PythonTag):
             try:
-                toc[key] = value.resolve()
+                toc[key] = value = value.resolve()
             except ImportError as error:
-                where = f"mkdocs.yml: error: markdown_extensions toc {key}"
-                msg = f"{where} cannot be imported: {error}"
+                msg = f"{place}: error: {setting} cannot be imported: {error}"
                 raise DocpactError(msg) from None
+        if key == "slugify" and not callable(value):
+            raise _refuse(place, setting, "a function (a !!python/name: tag)", value)
+        types = _TOC_TYPES.get(key)
+        wrong = isinstance(value, bool) and bool not in types
+        if types and (wrong or not isinstance(value, types)):
+            *first, last = [_NAMES[kind] for kind in types]
+            expected = f"{', '.join(first)} or {last}" if first else last
+            raise _refuse(place, setting, expected, value)
     # Only what decides an anchor: the rendered page's permalinks and titles do not.
     toc = {key: value for key, value in toc.items() if key in {"slugify", "separator"}}
     extensions = ("toc", "attr_list") if "attr_list" in listed else ("toc",)

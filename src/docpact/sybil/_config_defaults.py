@@ -94,20 +94,20 @@ class ConfigDefaultsParser:
             `None` when they are equal, else what differs, key by key.
         """
         __tracebackhide__ = True
-        import yaml
+        from docpact._readers.yaml_safe import YamlProblem, safe_load
 
         block: _Block = example.parsed
         where = f"{relative(Path(example.path), self.root.absolute())}:{example.line}"
         try:
-            expected = yaml.safe_load((self.root / block.file).read_text(encoding="utf-8"))
+            expected = safe_load((self.root / block.file).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as error:
             return f"{where}: {block.file} {cannot_read(error)}"
-        except yaml.YAMLError as error:
-            return f"{where}: {block.file} is not valid YAML: {error}"
+        except YamlProblem as problem:
+            return f"{where}: {problem.about(block.file)}"
         try:
-            documented = yaml.safe_load(block.source)
-        except yaml.YAMLError as error:
-            return f"{where}: the yaml block is not valid YAML: {error}"
+            documented = safe_load(block.source)
+        except YamlProblem as problem:
+            return f"{where}: {problem.about('the yaml block')}"
         found = differences(documented, expected, file=block.file)
         if not found:
             return None
