@@ -26,6 +26,7 @@ from docpact._model.config import (
 )
 from docpact._model.errors import DocpactError
 from docpact._model.findings import cannot_read, relative
+from docpact._readers.files import Unreadable, read_text
 from docpact._readers.mkdocs_yml import docstring_style, headings
 from docpact._readers.yaml_safe import int_too_long
 
@@ -81,9 +82,9 @@ def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) ->
     path = Path(pyproject).absolute()
     prefix = f"{relative(path, Path.cwd())}: error:"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as error:
+    except Unreadable as error:
         msg = f"{prefix} {cannot_read(error)}"
         raise DocpactError(msg) from None
     except tomllib.TOMLDecodeError as error:

@@ -898,7 +898,7 @@ def test_claims_reads_an_empty_pyproject_option_as_the_current_folder(
     assert run(capsys, "claims", "--pyproject", "") == (
         2,
         [],
-        ".: error: cannot be read: Is a directory\n",
+        ".: error: cannot be read: it is a folder, not a file\n",
     )
 
 

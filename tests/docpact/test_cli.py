@@ -382,7 +382,7 @@ def test_a_named_pyproject_is_read_as_a_path_even_when_empty(
 ) -> None:
     """`--pyproject ""` names the current folder, which cannot be read, not the nearest file."""
     assert main([command, "--pyproject", ""]) == 2
-    assert capsys.readouterr() == ("", ".: error: cannot be read: Is a directory\n")
+    assert capsys.readouterr() == ("", ".: error: cannot be read: it is a folder, not a file\n")
 
 
 BROKEN_KIND = (

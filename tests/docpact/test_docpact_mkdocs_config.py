@@ -241,7 +241,10 @@ def test_an_mkdocs_yml_that_is_not_utf8_is_a_usage_error(
     monkeypatch.chdir(tmp_path)
     with pytest.raises(DocpactError) as raised:
         read_mkdocs(tmp_path)
-    assert str(raised.value) == "mkdocs.yml: error: cannot be read: not UTF-8 (invalid start byte)"
+    assert (
+        str(raised.value)
+        == "mkdocs.yml: error: cannot be read: not UTF-8 at line 1 (invalid start byte)"
+    )
 
 
 def test_an_unknown_docstring_style_is_a_usage_error_listing_the_known_ones(

@@ -231,7 +231,7 @@ BROKEN = {
     ),
     "a parent that is not UTF-8": (
         {"mkdocs.yml": f"{CHECKED}INHERIT: base.yml\n", "base.yml": "site_name: \udcff\n"},
-        "base.yml: error: cannot be read: not UTF-8 (invalid start byte)",
+        "base.yml: error: cannot be read: not UTF-8 at line 1 (invalid start byte)",
     ),
 }
 

@@ -127,7 +127,7 @@ def test_a_broken_subpackage_init_is_blamed(tmp_path: Path) -> None:
         },
     )
     assert found(pyproject) == [
-        "src/pk/sub/__init__.py:2: DP001 pk.sub.m.f cannot be read: "
+        "src/pk/sub/__init__.py:2: DP001 pk.sub.m.f cannot be loaded: "
         "src/pk/sub/__init__.py has a syntax error ('(' was never closed)"
     ]
 
@@ -181,7 +181,7 @@ def test_unreadable_says_where_and_why(
 
 
 def test_a_file_that_cannot_be_opened_is_unreadable_at_line_1(tmp_path: Path) -> None:
-    assert unreadable(tmp_path / "gone.py") == (1, "does not exist")
+    assert unreadable(tmp_path / "gone.py") == (1, "cannot be read: No such file or directory")
 
 
 def test_a_warning_while_parsing_names_the_file(tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ BAD_FILES = {
     ),
     "not UTF-8": (
         b"trainer: \xff\n",
-        "conf/defaults.yaml cannot be read: not UTF-8 (invalid start byte)",
+        "conf/defaults.yaml cannot be read: not UTF-8 at line 1 (invalid start byte)",
     ),
     "integer too long": (
         b"trainer:\n  epochs: " + b"9" * 5000 + b"\n",

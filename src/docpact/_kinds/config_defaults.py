@@ -18,6 +18,7 @@ from docpact._model.config import Contract
 from docpact._model.findings import cannot_read
 from docpact._model.rules import Kind, Rule
 from docpact._readers.data import differences
+from docpact._readers.files import Unreadable, read_text
 from docpact._readers.markdown.directives import CONFIG_DEFAULTS as DIRECTIVE
 from docpact._readers.markdown.directives import PREFIX, block_after
 
@@ -64,9 +65,9 @@ def _blocks_equal_the_file(subject: Subject) -> Iterator[tuple[str, int, str]]:
 
     contract, pyproject = subject.contract, subject.config.pyproject.name
     try:
-        text = (subject.config.root / contract.file).read_text(encoding="utf-8")
+        text = read_text(subject.config.root / contract.file)
         expected = safe_load(text)
-    except (OSError, UnicodeDecodeError) as error:
+    except Unreadable as error:
         yield pyproject, contract.line, f"{contract.file} {cannot_read(error)}"
         return
     except YamlProblem as problem:

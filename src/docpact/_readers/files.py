@@ -63,10 +63,9 @@ def read_text(path: Path) -> str:
     """
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise Unreadable(1, "does not exist", missing=True) from None
-    except OSError as error:  # a name too long, a folder that cannot be searched
-        raise Unreadable(1, f"cannot be read: {error.strerror}") from None
+    except OSError as error:  # missing, a name too long, a folder that cannot be searched
+        missing = isinstance(error, FileNotFoundError)
+        raise Unreadable(1, f"cannot be read: {error.strerror}", missing=missing) from None
     if not stat.S_ISREG(mode):
         kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
         raise Unreadable(1, f"cannot be read: it is {kind}")
@@ -140,8 +139,10 @@ _BRACKETS = 200  # CPython's limit of nested brackets
 
 
 def _deepest_line(text: str) -> int:
-    """Where a deeply nested expression is: the line brackets nest deepest on, when they nest
-    past what CPython's parser takes (200); else the longest line, a long chain of operators.
+    """Where a deeply nested expression is: the line brackets nest deepest on, or the longest.
+
+    Brackets count when they nest past what CPython's parser takes (200); else the longest
+    line holds the long chain of operators.
     """
     depth = deepest = 0
     line = at = 1

@@ -32,6 +32,7 @@ import yaml_env_tag
 
 from docpact._model.errors import DocpactError
 from docpact._model.findings import cannot_read, relative
+from docpact._readers.files import Unreadable, read_text
 from docpact._readers.yaml_places import PlacedLoader, keep_place
 from docpact._readers.yaml_safe import YamlProblem, scan
 
@@ -121,8 +122,8 @@ def _load(path: Path, children: dict[Path, str]) -> Any:
     """
     where = relative(path, Path.cwd())
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_text(path)
+    except Unreadable as error:
         msg = f"{where}: error: {cannot_read(error)}"
         raise DocpactError(msg) from None
     cached, line = _parse(where, text, _environment(text))

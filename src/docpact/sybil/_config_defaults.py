@@ -26,6 +26,7 @@ from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer
 
 from docpact._model.findings import cannot_read, relative
 from docpact._readers.data import differences
+from docpact._readers.files import Unreadable, read_text
 from docpact._readers.markdown.directives import CONFIG_DEFAULTS, MARKERS, block_after, unknown
 
 if TYPE_CHECKING:
@@ -99,8 +100,8 @@ class ConfigDefaultsParser:
         block: _Block = example.parsed
         where = f"{relative(Path(example.path), self.root.absolute())}:{example.line}"
         try:
-            expected = safe_load((self.root / block.file).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
+            expected = safe_load(read_text(self.root / block.file))
+        except Unreadable as error:
             return f"{where}: {block.file} {cannot_read(error)}"
         except YamlProblem as problem:
             return f"{where}: {problem.about(block.file)}"

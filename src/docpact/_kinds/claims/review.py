@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docpact._model.errors import DocpactError
+from docpact._readers.files import Unreadable, read_text
 from docpact._readers.python.properties import read_text_bindings
 
 if TYPE_CHECKING:
@@ -125,8 +126,8 @@ def write_reviews(config: Config, found: list[Review]) -> list[str]:
 def line_length(pyproject: Path) -> int:
     """The project's line length: `[tool.ruff]`'s, else `[tool.black]`'s, else 88."""
     try:
-        tools = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # TOMLDecodeError too
+        tools = tomllib.loads(read_text(pyproject)).get("tool", {})
+    except (Unreadable, ValueError, RecursionError):  # TOMLDecodeError is a ValueError
         return DEFAULT_LINE_LENGTH  # load_config read it; a file changed since is no reason
     for tool in ("ruff", "black"):
         table = tools.get(tool) if isinstance(tools, dict) else None
