@@ -267,6 +267,18 @@ def test_a_docs_page_that_is_not_utf8_is_a_finding_naming_why(tmp_path: Path) ->
     ]
 
 
+def test_a_page_that_starts_with_a_byte_order_mark_keeps_its_first_anchor(
+    tmp_path: Path,
+) -> None:
+    """MkDocs drops the mark before Markdown reads the page; docpact's reader does too."""
+    project = copy_project("contract_project", tmp_path)
+    page = project / GUIDE
+    page.write_bytes(b"\xef\xbb\xbf" + page.read_bytes())
+    clean = docs_findings(copy_project("contract_project", tmp_path / "clean"), [f"{GUIDE}#guide"])
+    assert docs_findings(project, [f"{GUIDE}#guide"]) == clean
+    assert not [finding for finding in clean if finding[0] == "DP005"]
+
+
 def test_every_found_section_is_read_after_a_missing_one(tmp_path: Path) -> None:
     """A section listed after a missing page is still checked for each name, at its heading."""
     project = copy_project("contract_project", tmp_path)
