@@ -218,6 +218,8 @@ def _page_references(config: Config) -> set[str]:
     namespace until `<!-- clear-namespace -->`.
     """
     try:
+        from sybil.parsers.abstract.lexers import LexingException
+
         from docpact.sybil import docs_sybil
         from docpact.sybil._skip import ConditionsClearNamespaceParser
     except ImportError:
@@ -240,6 +242,14 @@ def _page_references(config: Config) -> set[str]:
             examples = list(sybil.parse(page))
         except ValueError as error:  # a malformed directive, e.g. a skip with no reason
             raise DocpactError(str(error)) from None
+        except LexingException as error:  # an opening with no end: a comment never closed
+            opening = re.search(r"of ('.*?'|\".*?\"), starting at line (\d+)", str(error))
+            line, what = (
+                (opening[2], opening[1].replace("\\n", "")) if opening else ("1", "a block")
+            )
+            where = relative(page, config.root)
+            msg = f"{where}:{line}: error: {where} opens {what} that nothing closes"
+            raise DocpactError(msg) from None
         for example in examples:
             parsed = example.region.parsed
             evaluator = example.region.evaluator

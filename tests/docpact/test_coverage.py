@@ -588,3 +588,17 @@ def test_a_fifo_in_the_package_is_dp001_never_a_wait(
         "src/pkg/_pipe.py:1: DP001 pkg cannot be loaded: src/pkg/_pipe.py cannot be read: "
         "it is a FIFO, not a regular file"
     )
+
+
+def test_a_comment_that_nothing_closes_is_a_usage_error_at_its_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sybil's lexer finds no end of the comment: one located line, never its traceback."""
+    page = project / "docs" / "guide.md"
+    page.write_text(PAGE + "\n<!-- docpact: claim open\nNo end.\n", "utf-8")
+    line = PAGE.count("\n") + 2
+    assert main(["coverage"]) == 2
+    assert capsys.readouterr().err == (
+        f"docs/guide.md:{line}: error: docs/guide.md opens '<!-- docpact: claim open' "
+        "that nothing closes\n"
+    )

@@ -8,7 +8,12 @@ docstrings alike.
 
 from __future__ import annotations
 
+import bisect
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 __all__ = [
     "BLOCK_START",
@@ -23,12 +28,88 @@ __all__ = [
     "without_front_matter",
 ]
 
-# A code span or an HTML comment, whichever starts first; a code span stays in its paragraph.
-INLINE = re.compile(
-    r"(?P<comment><!--.*?-->)"
-    r"|(?<!`)(?P<ticks>`+)(?!`)(?P<code>(?:(?!\n[ \t]*\n).)+?)(?<!`)(?P=ticks)(?!`)",
-    re.DOTALL,
-)
+
+class Span:
+    """An HTML comment or a code span found by `INLINE`, read as a regular expression's match.
+
+    ``span[0]`` is its whole text; ``span["comment"]`` the comment, ``span["ticks"]`` and
+    ``span["code"]`` the code span's backticks and content; `None` where it is the other.
+    """
+
+    __slots__ = ("_groups", "end", "start")
+
+    def __init__(self, text: str, start: int, end: int, code: tuple[int, int] | None) -> None:
+        self.start, self.end = start, end
+        whole = text[start:end]
+        if code is None:
+            self._groups = {0: whole, "comment": whole, "ticks": None, "code": None}
+        else:
+            self._groups = {0: whole, "comment": None, "ticks": text[start : code[0]]}
+            self._groups["code"] = text[code[0] : code[1]]
+
+    def __getitem__(self, key: int | str) -> str | None:
+        return self._groups[key]
+
+
+_RUN = re.compile(r"`+")
+_BLANK_LINE = re.compile(r"\n(?=[ \t]*\n)")
+
+
+class _Inline:
+    """HTML comments and code spans, whichever starts first, found in one linear pass.
+
+    A comment runs from `<!--` to the first `-->`; a code span from a run of backticks to the
+    next run of as many, within its paragraph (no blank line inside). Each opener is matched
+    by a look-up, not a scan: a page of a thousand unclosed `<!--` or backtick runs costs
+    what a plain page of its size does.
+    """
+
+    def finditer(self, text: str) -> Iterator[Span]:
+        """Each comment and code span of ``text``, in order."""
+        runs = [(m.start(), m.end()) for m in _RUN.finditer(text)]
+        starts: dict[int, list[int]] = {}
+        for start, stop in runs:
+            starts.setdefault(stop - start, []).append(start)
+        blanks = [m.start() for m in _BLANK_LINE.finditer(text)]
+        pos = run = 0
+        comments = "<!--" in text
+        while True:
+            comment = text.find("<!--", pos) if comments else -1
+            while run < len(runs) and runs[run][0] < pos:
+                run += 1
+            if comment == -1 and run == len(runs):
+                return
+            if comment != -1 and (run == len(runs) or comment < runs[run][0]):
+                end = text.find("-->", comment + 4)
+                if end == -1:  # no later comment closes either
+                    comments = False
+                    continue
+                yield Span(text, comment, end + 3, None)
+                pos = end + 3
+                continue
+            start, stop = runs[run]
+            same = starts[stop - start]
+            n = bisect.bisect_right(same, start)
+            blank = bisect.bisect_left(blanks, stop)
+            limit = blanks[blank] if blank < len(blanks) else len(text)
+            if n < len(same) and same[n] <= limit:
+                yield Span(text, start, same[n] + stop - start, (stop, same[n]))
+                pos = same[n] + stop - start
+            else:
+                pos = stop
+
+    def sub(self, replace: Callable[[Span], str], text: str) -> str:
+        """``text`` with each comment and code span replaced by what ``replace`` gives."""
+        parts, pos = [], 0
+        for span in self.finditer(text):
+            parts += [text[pos : span.start], replace(span)]
+            pos = span.end
+        parts.append(text[pos:])
+        return "".join(parts)
+
+
+INLINE = _Inline()
+"""A code span or an HTML comment, whichever starts first; a code span stays in its paragraph."""
 _NAME = re.compile(r"[A-Za-z_]\w*")
 # A fence line, in a block quote too; docpact coverage reads docstrings with it as well.
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<quote>(?:>[ \t]*)*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -38,7 +119,39 @@ BLOCK_START = re.compile(r"^(?P<indent> *)(?:!!!|\?\?\?\+?)[ \t]+\S")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # What a reader does not see as prose, besides comments and code spans (`INLINE`): link
 # targets, HTML tags, inline math.
-_NOT_PROSE = re.compile(r"\]\([^)]*\)|<[^>]*>|\$[^$]+\$")
+_NOT_PROSE = (("](", ")"), ("<", ">"), ("$", "$"))
+
+
+def _not_prose_blanked(line: str) -> str:
+    """The line with each link target, HTML tag and inline math made one space, linearly.
+
+    Leftmost first, each from its opener to the first closer after it: `](` to `)`, `<` to
+    `>`, `$` to `$` with something between. An opener that nothing closes is looked for no
+    more, where a regular expression would rescan the line from each one.
+    """
+    parts, pos = [], 0
+    nexts = {opener: line.find(opener) for opener, _ in _NOT_PROSE}
+    while True:
+        alive = [
+            (at, opener, closer) for opener, closer in _NOT_PROSE if (at := nexts[opener]) >= 0
+        ]
+        if not alive:
+            break
+        at, opener, closer = min(alive)
+        end = line.find(closer, at + len(opener))
+        if end == -1:  # nothing later closes this kind either
+            nexts[opener] = -1
+            continue
+        if opener == "$" and end == at + 1:  # `$$`: no math here, maybe from the second `$`
+            nexts[opener] = end
+            continue
+        parts += [line[pos:at], " "]
+        pos = end + 1
+        for other, _ in _NOT_PROSE:
+            if 0 <= nexts[other] < pos:
+                nexts[other] = line.find(other, pos)
+    parts.append(line[pos:])
+    return "".join(parts)
 
 
 def inline_code_names(text: str) -> set[str]:
@@ -104,27 +217,63 @@ def visible_prose(text: str) -> dict[int, str]:
     prose = "\n".join(_display_math_blanked(prose_lines(without_front_matter(page_lines(text)))))
     # Comments and code spans may run over several lines of a paragraph.
     shown = INLINE.sub(lambda match: re.sub(r"[^\n]+", " ", match[0]), prose)
-    visible = {i: _NOT_PROSE.sub(" ", line) for i, line in enumerate(shown.split("\n"), 1)}
+    visible = {i: _not_prose_blanked(line) for i, line in enumerate(shown.split("\n"), 1)}
     return {i: line for i, line in visible.items() if line.strip()}
 
 
 def prose_lines(lines: list[str]) -> list[str]:
-    """Blank the lines of fenced code blocks, fences included, keeping line numbers."""
+    """Blank the lines of fenced code blocks, fences included, keeping line numbers.
+
+    A fence that no later fence closes is no fence, as Python-Markdown reads it: its line
+    and the lines after it stay prose.
+    """
+    closers = _Closers(lines)
     prose = []
     fence = ""
-    for line in lines:
+    for i, line in enumerate(lines):
         match = FENCE.match(line)
         if fence:
             closes = match and match["fence"].startswith(fence)
             if closes and not match["info"].strip():
                 fence = ""
             prose.append("")
-        elif match and not (match["fence"].startswith("`") and "`" in match["info"]):
+        elif (
+            match
+            and not (match["fence"].startswith("`") and "`" in match["info"])
+            and closers.closes(i, match["fence"])
+        ):
             fence = match["fence"]
             prose.append("")
         else:
             prose.append(line)
     return prose
+
+
+class _Closers:
+    """The lines that could close a fence, by its character: a look-up in linear time."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines: dict[str, list[int]] = {"`": [], "~": []}
+        self.lengths: dict[str, list[int]] = {"`": [], "~": []}
+        for i, line in enumerate(lines):
+            match = FENCE.match(line)
+            if match and not match["info"].strip():
+                self.lines[match["fence"][0]].append(i)
+                self.lengths[match["fence"][0]].append(len(match["fence"]))
+        # The longest closer from each one on: past it, no longer fence can close.
+        self.longest: dict[str, list[int]] = {}
+        for char, lengths in self.lengths.items():
+            longest, run = [0] * len(lengths), 0
+            for n in range(len(lengths) - 1, -1, -1):
+                run = max(run, lengths[n])
+                longest[n] = run
+            self.longest[char] = longest
+
+    def closes(self, i: int, fence: str) -> bool:
+        """Whether a later line closes the fence opened on line ``i``."""
+        char = fence[0]
+        n = bisect.bisect_right(self.lines[char], i)
+        return n < len(self.lines[char]) and self.longest[char][n] >= len(fence)
 
 
 def without_front_matter(lines: list[str]) -> list[str]:
