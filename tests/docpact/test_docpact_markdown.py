@@ -289,3 +289,27 @@ def test_every_found_section_is_read_after_a_missing_one(tmp_path: Path) -> None
         ("DP004", GUIDE, message.format("rollout_token_count")),
         ("DP005", "pyproject.toml", f"docs page docs/gone.md of {LABEL} does not exist"),
     ]
+
+
+@pytest.mark.parametrize("run", ["<!-- x\n", "<!--\n", "`` a\n", "a `` b\n"])
+def test_pages_of_unclosed_comments_and_code_spans_read_as_python_markdown_reads_them(
+    run: str,
+) -> None:
+    """Thousands of unclosed marks (read in linear time) hide no heading before them."""
+    from docpact._readers.markdown.prose import inline_code_spans, visible_prose
+
+    page = "# First\n\n<!-- shut -->\n\n## `code` title\n\n" + run * 20_000
+    assert [s.anchor for s in sections(page)] == ["first", "code-title"]
+    assert inline_code_spans(page) >= {"code"}
+    assert visible_prose(page)[1] == "# First"
+
+
+def test_a_bom_and_an_unclosed_fence_keep_the_anchors_python_markdown_gives() -> None:
+    """A leading byte-order mark hides no heading, and an unclosed fence is no fence."""
+    page = "\ufeff# First\n\n```\n\n## `code` title\n"
+    rendered = markdown.Markdown(extensions=["toc", "fenced_code"])
+    rendered.convert(page.removeprefix("\ufeff"))
+    ids = [t["id"] for t in rendered.toc_tokens] + [
+        c["id"] for t in rendered.toc_tokens for c in t["children"]
+    ]
+    assert [s.anchor for s in sections(page)] == ["first", "code-title"] == ids

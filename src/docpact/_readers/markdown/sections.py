@@ -69,7 +69,7 @@ def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     from docpact._model.config import DEFAULT_HEADINGS
 
     style = style or DEFAULT_HEADINGS
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()  # as MkDocs reads a page
     prose = _without_comments(prose_lines(without_front_matter(lines)))
     if style.blocks:
         prose = _unblocked(prose)
