@@ -602,3 +602,17 @@ def test_a_comment_that_nothing_closes_is_a_usage_error_at_its_line(
         f"docs/guide.md:{line}: error: docs/guide.md opens '<!-- docpact: claim open' "
         "that nothing closes\n"
     )
+
+
+def test_a_package_that_is_one_module_and_a_fifo_is_dp001_never_a_wait(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    package = project / "src" / "pkg"
+    (package / "__init__.py").unlink()
+    package.rmdir()
+    os.mkfifo(project / "src" / "pkg.py")
+    assert main(["coverage"]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "src/pkg.py:1: DP001 pkg cannot be loaded: src/pkg.py cannot be read: "
+        "it is a FIFO, not a regular file"
+    )

@@ -98,14 +98,6 @@ def test_the_mapping_form_of_plugins_gives_mkdocstrings_docstring_style(here: Pa
             "4: error: markdown_extensions toc separator must be a str, got 5",
         ),
         (
-            "markdown_extensions:\n  - toc:\n      permalink: [1]\n",
-            "4: error: markdown_extensions toc permalink must be a bool, an int or a str, got [1]",
-        ),
-        (
-            "markdown_extensions:\n  - toc:\n      toc_depth: [1]\n",
-            "4: error: markdown_extensions toc toc_depth must be an int or a str, got [1]",
-        ),
-        (
             "markdown_extensions:\n  - toc:\n      slugify: 5\n",
             "4: error: markdown_extensions toc slugify must be a function (a !!python/name: tag), "
             "got 5",
@@ -189,7 +181,7 @@ def test_an_inherit_name_too_long_for_the_file_system_is_refused_at_its_line(her
     with pytest.raises(DocpactError) as raised:
         read_mkdocs(here)
     assert str(raised.value) == (
-        f"mkdocs.yml:2: error: INHERIT names {name}, which cannot be read: File name too long"
+        f"mkdocs.yml:2: error: INHERIT names {name!r}, which cannot be read: File name too long"
     )
 
 
@@ -226,3 +218,40 @@ def test_mkdocs_reads_the_mapping_form_as_docpact_does(here: Path) -> None:
     config = load_config(str(here / "mkdocs.yml"))
     assert {"toc", "attr_list", "admonition"} <= set(config["markdown_extensions"])
     assert dict(headings(here).toc) == config["mdx_configs"]["toc"] == {"separator": "_"}
+
+
+@pytest.mark.parametrize(
+    "toc",
+    [
+        "title: null",
+        "permalink: null",
+        "anchorlink: 'true'",
+        "permalink_leading: 'yes'",
+        "baselevel: 2.0",
+    ],
+)
+def test_a_toc_setting_that_decides_no_anchor_is_left_to_python_markdown(
+    here: Path, toc: str
+) -> None:
+    """MkDocs builds `title: null`, `anchorlink: 'true'`: docpact checks no such setting.
+
+    Only slugify and separator decide an anchor; docpact reads and checks those alone.
+    """
+    from mkdocs.config import load_config
+
+    (here / "docs").mkdir()
+    (here / "mkdocs.yml").write_text(f"site_name: x\nmarkdown_extensions:\n  - toc:\n      {toc}\n")
+    load_config(str(here / "mkdocs.yml"))
+    assert headings(here).configs == {"toc": {}}
+
+
+def test_a_falsy_setting_is_no_setting_as_mkdocs_reads_it(here: Path) -> None:
+    """`admonition: []`, `toc: false`, `search: []`: MkDocs loads them as no settings."""
+    from mkdocs.config import load_config
+
+    (here / "docs").mkdir()
+    text = "site_name: x\nmarkdown_extensions:\n  - admonition: []\n  - toc: false\n"
+    (here / "mkdocs.yml").write_text(text + "plugins:\n  - search: []\n", "utf-8")
+    load_config(str(here / "mkdocs.yml"))
+    read_both(here)
+    assert headings(here).blocks

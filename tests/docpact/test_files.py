@@ -86,3 +86,9 @@ def test_python_that_does_not_parse_is_located_at_the_line_at_fault(
 
 def test_python_that_parses_gives_its_tree() -> None:
     assert [type(node).__name__ for node in parse_python("x = 1\n", "m.py").body] == ["Assign"]
+
+
+def test_a_name_holding_a_nul_byte_is_unreadable_not_a_value_error(tmp_path: Path) -> None:
+    with pytest.raises(Unreadable) as caught:
+        read_text(tmp_path / "a\0b.md")
+    assert caught.value.reason == "cannot be read: its name holds a NUL byte"

@@ -99,3 +99,29 @@ def test_a_refusal_reads_as_a_located_error_or_after_a_name(
         safe_load(text)
     assert raised.value.located("f.yml").startswith(located)
     assert raised.value.about("f.yml").startswith(about)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("a: 1\nb: 2001-02-30\n", "is not valid YAML: '2001-02-30' is not a valid timestamp"),
+        ("a: !!bool maybe\n", "is not valid YAML: 'maybe' is not a valid bool"),
+        ("a: !!float abc\n", "is not valid YAML: 'abc' is not a valid float"),
+        ("a: !!int abc\n", "is not valid YAML: 'abc' is not a valid int"),
+        ("a: &a [*a]\n", "holds an alias inside its own anchor: data that contains itself"),
+        (
+            "a:\n  b: &x {c: *x}\n",
+            "holds an alias inside its own anchor: data that contains itself",
+        ),
+    ],
+)
+def test_a_value_its_tag_does_not_take_or_data_that_contains_itself_is_refused(
+    text: str, problem: str
+) -> None:
+    """Refused at its line: what PyYAML's constructors raise on, and a self-alias's cycle.
+
+    Every reader after the load would recurse into a cycle.
+    """
+    with pytest.raises(YamlProblem) as raised:
+        safe_load(text)
+    assert (raised.value.line, raised.value.problem) == (text.count("\n"), problem)

@@ -63,6 +63,8 @@ def read_text(path: Path) -> str:
     """
     try:
         mode = os.stat(path).st_mode
+    except ValueError:  # a NUL byte in the name
+        raise Unreadable(1, "cannot be read: its name holds a NUL byte") from None
     except OSError as error:  # missing, a name too long, a folder that cannot be searched
         missing = isinstance(error, FileNotFoundError)
         raise Unreadable(1, f"cannot be read: {error.strerror}", missing=missing) from None

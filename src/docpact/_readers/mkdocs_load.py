@@ -141,8 +141,9 @@ def _load(path: Path, children: dict[Path, str]) -> Any:
     name = relative(parent, Path.cwd())
     try:
         resolved, is_file, exists = parent.resolve(), parent.is_file(), parent.exists()
-    except OSError as error:  # a name too long for the file system, among others
-        msg = f"{at} names {name}, which {cannot_read(error)}"
+    except (OSError, ValueError) as error:  # a name too long, or holding a NUL byte
+        reason = cannot_read(error) if isinstance(error, OSError) else "holds a NUL byte"
+        msg = f"{at} names {name!r}, which {reason}"
         raise DocpactError(msg) from None
     if resolved in chain:
         loop = " -> ".join([*chain.values(), chain[resolved]])

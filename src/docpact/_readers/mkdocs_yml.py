@@ -25,24 +25,8 @@ __all__ = ["docstring_style", "headings"]
 
 # The extensions whose indented blocks (`!!! note`, `??? note`) can hold headings.
 _BLOCK_EXTENSIONS = frozenset({"admonition", "pymdownx.details"})
-# The types Python-Markdown's `toc` takes for each of its settings; its switches read any
-# number as true or false, as MkDocs builds them (`permalink: 1`).
-_TOC_TYPES: dict[str, tuple[type, ...]] = {
-    "marker": (str,),
-    "title": (str,),
-    "title_class": (str,),
-    "toc_class": (str,),
-    "anchorlink": (bool, int),
-    "anchorlink_class": (str,),
-    "permalink": (bool, int, str),
-    "permalink_class": (str,),
-    "permalink_title": (str,),
-    "permalink_leading": (bool, int),
-    "baselevel": (int, str),
-    "separator": (str,),
-    "toc_depth": (int, str),
-}
-_NAMES = {bool: "a bool", int: "an int", str: "a str"}
+# Only the `toc` settings that decide an anchor are read and checked: the others (`title:
+# null`, `anchorlink: 'true'`) are Python-Markdown's to take or refuse when the site builds.
 
 
 def _refuse(place: str, key: str, expected: str, value: Any) -> DocpactError:
@@ -82,7 +66,7 @@ def _entries(settings: dict[str, Any], key: str) -> list[tuple[str, dict[Any, An
     for name, config, at in pairs:
         if not isinstance(name, str):
             raise _refuse(at, f"{key} names", "str", name)
-        if config is not None and not isinstance(config, dict):
+        if config and not isinstance(config, dict):  # MkDocs reads a falsy one as none
             raise _refuse(at, f"{key} {name} settings", "a mapping", config)
         found.append((name, config or {}, at))
     return found
@@ -162,12 +146,8 @@ def headings(root: Path) -> Headings:
                 raise DocpactError(msg) from None
         if key == "slugify" and not callable(value):
             raise _refuse(place, setting, "a function (a !!python/name: tag)", value)
-        types = _TOC_TYPES.get(key)
-        wrong = isinstance(value, bool) and bool not in types
-        if types and (wrong or not isinstance(value, types)):
-            *first, last = [_NAMES[kind] for kind in types]
-            expected = f"{', '.join(first)} or {last}" if first else last
-            raise _refuse(place, setting, expected, value)
+        if key == "separator" and not isinstance(value, str):
+            raise _refuse(place, setting, "a str", value)
     # Only what decides an anchor: the rendered page's permalinks and titles do not.
     toc = {key: value for key, value in toc.items() if key in {"slugify", "separator"}}
     extensions = ("toc", "attr_list") if "attr_list" in listed else ("toc",)

@@ -99,11 +99,31 @@ def _int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
         return yaml.SafeLoader.construct_yaml_int(loader, node)
     except ValueError:
         digits = sum(character.isdigit() for character in node.value)
+        if digits <= sys.get_int_max_str_digits():
+            raise  # not an integer at all: construct_object says so
         raise YamlProblem(node.start_mark.line + 1, int_too_long(digits)) from None
 
 
+# What PyYAML's safe constructors raise for a scalar their tag does not take: `2001-02-30`,
+# `!!bool maybe`, `!!float abc`, `!!int ""`.
+_CONSTRUCTION_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError)
+
+
 class SafeLoader(_BASE):  # libyaml's, where built
-    """The safe loader, an integer too long for Python a located refusal."""
+    """The safe loader: a value its tag does not take, or a too long integer, is refused.
+
+    Each refusal is a `YamlProblem` at the value's line.
+    """
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """PyYAML's construction, its errors for a value a tag does not take located."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except _CONSTRUCTION_ERRORS:
+            tag = node.tag.rpartition(":")[2]
+            value = node.value if isinstance(node, yaml.ScalarNode) else "a collection"
+            msg = f"is not valid YAML: {value!r} is not a valid {tag}"
+            raise YamlProblem(node.start_mark.line + 1, msg) from None
 
 
 SafeLoader.add_constructor("tag:yaml.org,2002:int", _int)
@@ -128,6 +148,9 @@ def scan(text: str) -> None:
         for event in yaml.parse(text, Loader=_BASE):
             depth = len(open_)
             if isinstance(event, yaml.AliasEvent):
+                if any(opened[0] == event.anchor for opened in open_):
+                    msg = "holds an alias inside its own anchor: data that contains itself"
+                    raise YamlProblem(event.start_mark.line + 1, msg)
                 count, height = sizes.get(event.anchor, (1, 0))
             elif isinstance(event, yaml.ScalarEvent):
                 count, height = 1, 0

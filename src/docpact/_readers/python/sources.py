@@ -161,6 +161,8 @@ def special_source(name: str, config: Config) -> Path | None:
     for root in _package_root(name, search_paths(config)):
         folder = root.parent if root.name == "__init__.py" else root
         if not _is_folder(folder):
+            if folder.suffix in {".py", ".pyi"} and not folder.is_file():  # a module, a FIFO
+                return folder
             continue
         for where, folders, names in os.walk(folder):
             folders.sort()
