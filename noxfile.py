@@ -102,14 +102,11 @@ def _use_env(session: nox.Session, env: tuple[str, list[str]] = SHARED) -> str:
 def tests(session: nox.Session) -> None:
     """Run unit and property tests, the Sybil-executed docs and the docstring examples.
 
-    The suite runs on every core (pytest-xdist's ``-n auto``), each file's tests in one
-    worker (``--dist loadfile``): a docstring's or a page's examples share a namespace, so
-    they run in order, in one process. ``-- -n 0`` runs it in one process, and other pytest
-    options after ``--`` come after it.
+    The suite runs on every core (pytest-xdist's ``-n auto``); ``-- -n 0`` runs it in one
+    process, and other pytest options after ``--`` come after it.
     """
     python = _use_env(session)
-    workers = ["-n", "auto", "--dist", "loadfile"]
-    session.run(python, "-m", "pytest", *workers, *session.posargs, external=True)
+    session.run(python, "-m", "pytest", "-n", "auto", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")
