@@ -6,15 +6,13 @@ from __future__ import annotations
 from errno import ENAMETOOLONG
 from typing import TYPE_CHECKING
 
-from griffe import GriffeLoader, LoadingError, load_extensions
+from griffe import GriffeLoader, load_extensions
 
 from docpact._extension import ContractExtension
 from docpact._kinds.objects import OBJECT, unloadable
 from docpact._model.errors import DocpactError
-from docpact._model.findings import relative
-from docpact._readers.files import read_error
 from docpact._readers.python.quiet import griffe_quiet
-from docpact._readers.python.sources import search_paths, special_source
+from docpact._readers.python.sources import PARSE_ERRORS, search_paths, special_source
 
 if TYPE_CHECKING:
     from docpact._model.config import Config
@@ -22,17 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["check_project"]
 
-# What griffe raises for a package it cannot find, read or parse (nested too deeply: the
-# last two, from Python's parser and compiler).
-_LOAD_ERRORS = (
-    ImportError,
-    LoadingError,
-    OSError,
-    SyntaxError,
-    ValueError,
-    RecursionError,
-    MemoryError,
-)
+# What griffe raises for a package it cannot find, read or parse.
+_LOAD_ERRORS = (ImportError, *PARSE_ERRORS)
 
 
 def check_project(config: Config, checker: ContractExtension | None = None) -> list[Finding]:
@@ -79,9 +68,7 @@ def _load_each(config: Config, loader: GriffeLoader, extension: ContractExtensio
         contracts = [contract for contract in config.contracts if contract.package == package]
         try:
             if special := special_source(package, config):
-                where = relative(special, config.root)
-                msg = f"{where} {read_error(special)}"
-                raise OSError(msg)
+                raise OSError(special)
             with griffe_quiet():
                 loader.load(package, try_relative_path=False)
         except _LOAD_ERRORS as error:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from griffe import GriffeLoader, LoadingError
+from griffe import GriffeLoader
 
 from docpact._kinds.coverage import FENCES, UNCOVERED
 from docpact._kinds.objects import OBJECT
@@ -31,6 +31,7 @@ from docpact._readers.files import read_error, read_text
 from docpact._readers.markdown.prose import FENCE
 from docpact._readers.python.quiet import griffe_quiet
 from docpact._readers.python.sources import (
+    PARSE_ERRORS,
     filepath,
     lookup,
     missing_object,
@@ -126,11 +127,10 @@ def _load(loader: GriffeLoader, dotted: str, config: Config) -> Module | Finding
     """
     try:
         if special := special_source(dotted.partition(".")[0], config):
-            msg = f"{relative(special, config.root)} {read_error(special)}"
-            raise OSError(msg)
+            raise OSError(special)
         with griffe_quiet():
             module = loader.load(dotted, try_relative_path=False)
-    except (LoadingError, OSError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
+    except PARSE_ERRORS as error:
         path, line, message = missing_object(dotted, 1, package=None, config=config, error=error)
         return OBJECT.finding(path, line, message)
     except (ImportError, KeyError) as error:

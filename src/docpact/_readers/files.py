@@ -22,7 +22,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["Unreadable", "parse_python", "read_error", "read_python", "read_text"]
+__all__ = ["Unreadable", "kind", "parse_python", "read_error", "read_python", "read_text"]
 
 _KINDS = {
     stat.S_IFDIR: "a folder, not a file",
@@ -83,6 +83,23 @@ def read_text(path: Path) -> str:
             line, f"cannot be read: not UTF-8 at line {line} ({error.reason})"
         ) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def kind(path: Path) -> str:
+    """What is at a path, from its mode alone: nothing is opened, nothing raised.
+
+    Args:
+        path: The path.
+
+    Returns:
+        ``file``, ``folder``, ``other`` (a FIFO, a socket, a device), or an empty string when
+        nothing is there or the file system refuses the name (too long, a NUL byte).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return ""
+    return "file" if stat.S_ISREG(mode) else "folder" if stat.S_ISDIR(mode) else "other"
 
 
 def read_error(path: Path) -> str:

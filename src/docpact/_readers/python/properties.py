@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docpact._readers.files import Unreadable, parse_python, read_python, read_text
+from docpact._readers.files import Unreadable, kind, parse_python, read_python, read_text
 from docpact._readers.markdown.claims import CLAIM_ID
 from docpact._readers.python.fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
 
@@ -95,7 +95,9 @@ def read_bindings(
         `pyproject.toml` at line 0, for the caller to give the contract's line.
     """
     bindings, problems, shared = [], [], Fingerprints()
-    local = tuple((root / name) if _is_dir(root / name) else (root / name).parent for name in paths)
+    local = tuple(
+        (root / name) if kind(root / name) == "folder" else (root / name).parent for name in paths
+    )
     for file in _python_files(root, paths):
         if isinstance(file, str):
             problems.append(("pyproject.toml", 0, f"properties path {file} does not exist"))
@@ -141,28 +143,16 @@ def _python_files(root: Path, paths: tuple[str, ...]) -> Iterator[Path | str]:
     """
     seen = set()
     for name in paths:
-        path = root / name
-        try:
-            found = (
-                [path] if path.is_file() else sorted(path.rglob("*.py")) if path.is_dir() else []
-            )
-        except OSError:  # a name too long for the file system: no such path
-            found = []
-        if not found and not _is_dir(path):
+        path, at = root / name, kind(root / name)  # "": none, or a name too long for one
+        if at not in {"file", "folder"}:
             yield name
             continue
+        found = [path] if at == "file" else sorted(path.rglob("*.py"))
         for file in found:
             hidden = any(part.startswith(".") for part in file.relative_to(root).parts[:-1])
             if file not in seen and file.suffix == ".py" and not hidden:
                 seen.add(file)
                 yield file
-
-
-def _is_dir(path: Path) -> bool:
-    try:
-        return path.is_dir()
-    except OSError:
-        return False
 
 
 def _aliases(nodes: list[ast.stmt]) -> tuple[set[str], set[str]]:

@@ -11,14 +11,13 @@ is not UTF-8, holds a NUL byte or does not parse is reported, at the line at fau
 from __future__ import annotations
 
 import ast
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from griffe import AliasResolutionError, CyclicAliasError
+from griffe import AliasResolutionError, CyclicAliasError, LoadingError
 
 from docpact._model.findings import relative
-from docpact._readers.files import Unreadable, read_python
+from docpact._readers.files import Unreadable, kind, read_error, read_python
 
 if TYPE_CHECKING:
     from griffe import Module
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from docpact._model.config import Config
 
 __all__ = [
+    "PARSE_ERRORS",
     "filepath",
     "function_node",
     "lookup",
@@ -34,6 +34,11 @@ __all__ = [
     "special_source",
     "unreadable",
 ]
+
+
+PARSE_ERRORS = (LoadingError, OSError, SyntaxError, ValueError, RecursionError, MemoryError)
+"""What griffe raises for a package whose source it cannot read or parse (the last two: nested
+too deeply for Python's parser and compiler); `missing_object` says which file and why."""
 
 
 def lookup(module: Module, parts: list[str]) -> Any:
@@ -81,7 +86,8 @@ def missing_object(
     """
     files = _source_files(dotted, package, config)
     if error is not None:  # the module at fault may be anywhere in the package
-        files += _package_files(dotted.partition(".")[0], config)
+        modules = _package_modules(dotted.partition(".")[0], config)
+        files += [module for module in modules if module.suffix == ".py"]
     for file in files:
         if problem := unreadable(file):
             at, reason = problem
@@ -135,59 +141,37 @@ def _source_files(dotted: str, package: Module | None, config: Config) -> list[P
         for part in parts:
             files += [folder / f"{part}.py", folder / part / "__init__.py"]
             folder = folder / part
-    return [file for file in files if _exists(file)]
+    return [file for file in files if kind(file)]  # a FIFO too: `unreadable` says what it is
 
 
-def _exists(file: Path) -> bool:
-    """Whether a source file is there: a FIFO or a folder named `x.py` is, and is unreadable."""
-    try:
-        return file.exists()
-    except OSError:  # a name too long for the file system
-        return False
-
-
-def special_source(name: str, config: Config) -> Path | None:
-    """A module of a top-level package that is no regular file, or `None` when there is none.
+def special_source(name: str, config: Config) -> str | None:
+    """Why a module of a top-level package is no regular file, or `None` when each is one.
 
     griffe would wait for ever on a FIFO named `x.py`; docpact reports it before griffe runs.
 
     Args:
         name: The package's name.
-        config: The project's search paths.
+        config: The project's root and search paths.
 
     Returns:
-        The first such module, in path order.
+        The first such module, in path order, and why: `src/pkg/x.py cannot be read: ...`.
     """
-    for root in _package_root(name, search_paths(config)):
-        folder = root.parent if root.name == "__init__.py" else root
-        if not _is_folder(folder):
-            if folder.suffix in {".py", ".pyi"} and not folder.is_file():  # a module, a FIFO
-                return folder
-            continue
-        for where, folders, names in os.walk(folder):
-            folders.sort()
-            for entry in sorted(names):
-                path = Path(where) / entry
-                if path.suffix in {".py", ".pyi"} and not path.is_file():
-                    return path
+    for path in _package_modules(name, config):
+        if kind(path) == "other":
+            return f"{relative(path, config.root)} {read_error(path)}"
     return None
 
 
-def _package_files(name: str, config: Config) -> list[Path]:
-    """Every module of a top-level package, in path order."""
+def _package_modules(name: str, config: Config) -> list[Path]:
+    """A top-level package's modules and stubs, in path order; a single module alone."""
     found = []
     for root in _package_root(name, search_paths(config)):
         folder = root.parent if root.name == "__init__.py" else root
-        if _is_folder(folder):
-            found += sorted(folder.rglob("*.py"))  # a FIFO too: `unreadable` says what it is
+        if kind(folder) == "folder":
+            found += sorted(p for p in folder.rglob("*.py*") if p.suffix in {".py", ".pyi"})
+        else:
+            found.append(folder)
     return found
-
-
-def _is_folder(path: Path) -> bool:
-    try:
-        return path.is_dir()
-    except OSError:
-        return False
 
 
 def search_paths(config: Config) -> list[Path]:
@@ -205,11 +189,8 @@ def search_paths(config: Config) -> list[Path]:
 def _package_root(name: str, folders: list[Path]) -> list[Path]:
     for folder in folders:
         for candidate in (folder / name / "__init__.py", folder / f"{name}.py", folder / name):
-            try:
-                if candidate.exists():
-                    return [candidate]
-            except OSError:  # a name too long for the file system names no package
-                continue
+            if kind(candidate):  # a name too long for the file system names no package
+                return [candidate]
     return []
 
 
