@@ -39,6 +39,8 @@ ROOT = Path(__file__).resolve().parent
 CONSTRAINTS = ROOT / "constraints" / "cpu.txt"
 PROJECT_FILES = (ROOT / "pyproject.toml", ROOT / "rolloutnorm" / "pyproject.toml", CONSTRAINTS)
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
+# Where pytest collects the docstrings' and the pages' examples: its testpaths but tests/.
+DOCUMENTS = [p for p in PYPROJECT["tool"]["pytest"]["ini_options"]["testpaths"] if p != "tests"]
 
 
 def _groups(*names: str) -> list[str]:
@@ -102,11 +104,17 @@ def _use_env(session: nox.Session, env: tuple[str, list[str]] = SHARED) -> str:
 def tests(session: nox.Session) -> None:
     """Run unit and property tests, the Sybil-executed docs and the docstring examples.
 
-    The suite runs on every core (pytest-xdist's ``-n auto``); ``-- -n 0`` runs it in one
-    process, and other pytest options after ``--`` come after it.
+    The tests under tests/ run on every core (pytest-xdist's ``-n auto``), then the examples
+    of the docstrings and the pages in one process: a document's examples share a namespace,
+    and xdist would send some of them to another worker than the names they use. Options
+    after ``--`` (``-n 0``, ``-k retention``, a path) make it one run of pytest, as given.
     """
     python = _use_env(session)
-    session.run(python, "-m", "pytest", "-n", "auto", *session.posargs, external=True)
+    if session.posargs:
+        session.run(python, "-m", "pytest", "-n", "auto", *session.posargs, external=True)
+        return
+    session.run(python, "-m", "pytest", "-n", "auto", "tests", external=True)
+    session.run(python, "-m", "pytest", "-p", "no:xdist", *DOCUMENTS, external=True)
 
 
 @nox.session(venv_backend="none")
