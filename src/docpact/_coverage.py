@@ -40,6 +40,8 @@ from docpact._readers.python.sources import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from griffe import Docstring, Module
 
     from docpact._model.config import Config
@@ -240,8 +242,8 @@ def _page_references(config: Config) -> set[str]:
         next_runs = block_runs = True
         try:
             examples = list(sybil.parse(page))
-        except ValueError as error:  # a malformed directive, e.g. a skip with no reason
-            raise DocpactError(str(error)) from None
+        except ValueError as error:  # a malformed directive, or two examples that overlap
+            raise DocpactError(_refused(str(error), page, config.root)) from None
         except LexingException as error:  # an opening with no end: a comment never closed
             opening = re.search(r"of ('.*?'|\".*?\"), starting at line (\d+)", str(error))
             line, what = (
@@ -271,6 +273,47 @@ def _page_references(config: Config) -> set[str]:
             if runs and isinstance(code, str):
                 used |= _references(code, bound)
     return used
+
+
+# Sybil's refusal of two regions that overlap: each region's repr, then where it lies.
+_OVERLAP = re.compile(
+    r"^<Region .*?evaluator=(?P<first>.*?)>.* from line (?P<a>\d+), column \d+ "
+    r"to line (?P<b>\d+), column (?P<bc>\d+)"
+    r".* overlaps <Region .*?evaluator=(?P<second>.*?)>.* from line (?P<c>\d+), column \d+ "
+    r"to line (?P<d>\d+), column (?P<dc>\d+)",
+    re.DOTALL,
+)
+
+
+def _refused(message: str, page: Path, root: Path) -> str:
+    """One located line for what Sybil, or a docpact parser inside it, refused on a page.
+
+    The parsers name the page by the path Sybil gives them; Sybil's own overlap error is
+    the two regions' reprs, over several lines.
+    """
+    where = relative(page, root)
+    if message.startswith(f"{page}:"):
+        return where + message[len(str(page)) :]
+    if overlap := _OVERLAP.match(message):
+
+        def what(evaluator: str) -> str:
+            if "ConfigDefaultsParser" in evaluator:
+                return "config-defaults block"
+            if "Skipper" in evaluator:
+                return "skip directive"
+            return "python example" if "PythonEvaluator" in evaluator else "example"
+
+        def last(line: str, column: str) -> int:  # a region ends before its end's column
+            return int(line) - (column == "1")
+
+        first, second = what(overlap["first"]), what(overlap["second"])
+        return (
+            f"{where}:{overlap['c']}: error: the {second} of lines "
+            f"{overlap['c']}-{last(overlap['d'], overlap['dc'])} overlaps the {first} of lines "
+            f"{overlap['a']}-{last(overlap['b'], overlap['bc'])}: Sybil runs neither; "
+            "close one before the other opens"
+        )
+    return f"{where}:1: error: {' '.join(message.split())}"
 
 
 def _references(code: str, bound: dict[str, str]) -> set[str]:

@@ -604,6 +604,40 @@ def test_a_comment_that_nothing_closes_is_a_usage_error_at_its_line(
     )
 
 
+@pytest.mark.parametrize(
+    ("tail", "message"),
+    [
+        (
+            "<!-- docpact: config-defaults src/pkg/defaults.yaml -->\n",
+            "docs/guide.md:{line}: docpact: config-defaults must be followed by "
+            "a fenced yaml block",
+        ),
+        (
+            "<!-- skip: next -->\n",
+            "docs/guide.md:{line}: skip: next needs a reason, "
+            'for example <!-- skip: next "needs a GPU" -->',
+        ),
+        (
+            "````python\n<!-- docpact: config-defaults src/pkg/defaults.yaml -->\n```yaml\n```\n",
+            "docs/guide.md:{next}: error: the config-defaults block of lines {next}-{end} overlaps "
+            "the python example of lines {line}-{end}: Sybil runs neither; "
+            "close one before the other opens",
+        ),
+    ],
+    ids=["no block after config-defaults", "a skip with no reason", "examples that overlap"],
+)
+def test_what_sybil_refuses_on_a_page_is_one_line_at_the_page_relative_path(
+    project: Path, capsys: pytest.CaptureFixture[str], tail: str, message: str
+) -> None:
+    """A directive Sybil's parsers refuse, or two regions that overlap: the page's line."""
+    page = project / "docs" / "guide.md"
+    page.write_text(PAGE + "\n" + tail, "utf-8")
+    line = PAGE.count("\n") + 2
+    assert main(["coverage"]) == 2
+    expected = message.format(line=line, next=line + 1, end=line + 3)
+    assert capsys.readouterr().err == expected + "\n"
+
+
 def test_a_package_that_is_one_module_and_a_fifo_is_dp001_never_a_wait(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -267,7 +267,7 @@ def test_a_marker_inside_an_admonition_followed_by_its_heading_is_a_problem() ->
 def test_markers_in_fences_front_matter_and_code_spans_are_not_markers() -> None:
     page = """\
 ---
-note: <!-- docpact: claim Bad -->
+note: "<!-- docpact: claim Bad -->"
 ---
 ```markdown
 <!-- docpact: claim Bad -->

@@ -114,6 +114,29 @@ def test_anchors_match_python_markdown_on_any_page(headings: list[tuple[int, str
     assert [section.anchor for section in sections(page)] == rendered_anchors(page)
 
 
+LINES = ["Guide", "# T", "## U #", "---", "- - -", "***", "___", "===", "--", "- a", "text", ""]
+
+
+@given(lines=st.lists(st.sampled_from(LINES), min_size=1, max_size=12))
+def test_headings_are_found_in_blocks_as_python_markdown_finds_them(lines: list[str]) -> None:
+    """Setext underlines, rules and `#` lines in any order: the ids Python-Markdown renders.
+
+    A setext heading is only a block's first line, and a block also starts after a rule or a
+    `#` heading inside a paragraph.
+    """
+    page = "\n".join(lines) + "\n"
+    assert [section.anchor for section in sections(page)] == rendered_anchors(page)
+
+
+@pytest.mark.parametrize(
+    "page",
+    ["---\nGuide\n---\n", "# T\nGuide\n---\n", "a\nGuide\n---\n", "A\n---\nB\n---\n"],
+    ids=["after a rule", "after a heading", "inside a paragraph", "one after another"],
+)
+def test_a_setext_heading_after_a_rule_or_a_heading_starts_a_block(page: str) -> None:
+    assert [section.anchor for section in sections(page)] == rendered_anchors(page)
+
+
 def test_a_line_opening_with_three_backticks_and_closing_them_is_inline_code() -> None:
     """A backtick fence's info never holds a backtick, so this line is a code span."""
     assert inline_code_names("```a``` and `b`\n") == {"a", "b"}
@@ -169,17 +192,54 @@ def test_setext_levels_are_one_for_equals_and_two_for_hyphens() -> None:
     ("page", "found"),
     [
         ("---\ntitle: x\n---\nTitle\n===\n", [("title", 4)]),
-        ("---  \n# a YAML comment\n---  \n# T\n", [("t", 4)]),
-        ("---\n# a YAML comment\n...\n# T\n", [("t", 4)]),
-        ("---\n---\n# T\n", [("t", 3)]),
+        ("---  \ntitle: x\n---  \n# T\n", [("t", 4)]),
+        ("---\ntitle: x\n...\n# T\n", [("t", 4)]),
+        ("---\n---\n# T\n", [("-", 1), ("t", 3)]),  # a setext heading "---"
         ("---\n# Title\n", [("title", 2)]),
         ("", []),
+        ("---\n# a YAML comment\n---\n# T\n", [("a-yaml-comment", 2), ("t", 4)]),
+        ("---\nGuide\n---\n# T\n", [("guide", 2), ("t", 4)]),
+        ("---\ntitle: [\n---\n# T\n", [("title", 2), ("t", 4)]),
+        ("---\nnote: a: b\n---\n# T\n", [("note-a-b", 2), ("t", 4)]),
+        ("# T\n---\ntitle: x\n---", [("t", 1), ("title-x", 3)]),
+        ("Title: Guide\nNote: one\n    more\n\n# T\n", [("t", 5)]),
+        ("Guide: the loss\n=====\n# T\n", [("t", 3)]),
+        ("Title: Guide\n# T\n", [("t", 2)]),
     ],
-    ids=["setext after it", "trailing spaces", "closed by dots", "empty", "unclosed", "no page"],
+    ids=[
+        "setext after it",
+        "trailing spaces",
+        "closed by dots",
+        "nothing between",
+        "unclosed",
+        "no page",
+        "a comment is no mapping",
+        "a string is no mapping",
+        "not YAML",
+        "a mapping value in a value",
+        "no line break after the closer",
+        "multimarkdown",
+        "multimarkdown over a setext underline",
+        "multimarkdown up to a heading",
+    ],
 )
-def test_front_matter_is_no_part_of_the_page(page: str, found: list[tuple[str, int]]) -> None:
-    """YAML front matter as MkDocs reads it: `---` to `---` or `...`, trailing spaces allowed."""
+def test_front_matter_is_what_mkdocs_takes_as_metadata(
+    page: str, found: list[tuple[str, int]]
+) -> None:
+    """A page's metadata as MkDocs reads it (`mkdocs.utils.meta.get_data`) has no heading.
+
+    YAML front matter, `---` to `---` or `...`, only when it loads as a mapping;
+    MultiMarkdown's `key: value` lines otherwise. The ids are those of the page MkDocs renders.
+    """
+    from mkdocs.utils.meta import get_data
+
     assert anchors(page) == found
+    rendered = markdown.Markdown(extensions=["toc"])
+    rendered.convert(get_data(page)[0])
+    ids = [t["id"] for t in rendered.toc_tokens] + [
+        c["id"] for t in rendered.toc_tokens for c in t["children"]
+    ]
+    assert sorted(anchor for anchor, _ in found) == sorted(ids)
 
 
 @pytest.mark.parametrize(

@@ -75,6 +75,19 @@ QUADRATIC = ["<!--\n", "<!-- a\n", "`` a\n", "a `` b\n", "<!-- docpact: claim\n"
 # a NUL, line breaks that are not a newline, a mark, a letter.
 BAD_TEXT = ["\udcff", "\udced\udca0\udc80", "\udcc3", "\x00", "\u2028", "\r", "\ufeff", "é"]
 SYNTAX_ERRORS = ["def (:", "x = [", "\tbad indent", "return", "@", "class"]
+# Metadata at a page's top, as MkDocs reads it or not: YAML front matter that is a mapping,
+# delimiters around text that is not (the page keeps it: a setext heading), MultiMarkdown's
+# `key: value` lines (a `Key: title` over `===` loses its heading), a closer at the very end.
+METADATA = [
+    "---\ntitle: Guide\n---\n",
+    "---\nGuide\n---\n",
+    "---\n- 1\n...\n",
+    "---\n\n---\n",
+    "Title: Guide\nNote: one\n    more\n\n",
+    "Guide: the loss\n=====\n",
+    "Title: Guide\n# Loss\n",
+    "---\ntitle: [\n---\n",
+]
 NOXFILE = "import nox\n\n\n@nox.session\ndef tests(session):\n    pass\n"
 
 
@@ -291,6 +304,20 @@ def _unclosed(
     return True
 
 
+def _metadata(
+    draw: st.DrawFn, rnd: random.Random, files: dict, special: dict, project: Project
+) -> bool:
+    """Metadata at the page's top, or a page that ends in front matter's delimiters."""
+    if project.page not in files:
+        return False
+    text = files[project.page]
+    if draw(st.integers(0, 7)) == 0:
+        files[project.page] = "---\ntitle: Guide\n" + text.rstrip("\n") + "\n---"
+    else:
+        files[project.page] = draw(st.sampled_from(METADATA)) + text
+    return True
+
+
 def _quadratic(
     draw: st.DrawFn, rnd: random.Random, files: dict, special: dict, project: Project
 ) -> bool:
@@ -364,6 +391,7 @@ FILES: dict[str, Callable[[st.DrawFn, random.Random, dict, dict, Project], bool]
     "special-file": _special_file,
     "bom": _bom,
     "unclosed": _unclosed,
+    "metadata": _metadata,
     "quadratic": _quadratic,
     "paren-args": _paren_args,
     "syntax-error": _syntax_error,

@@ -9,6 +9,7 @@ docstrings alike.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -277,11 +278,58 @@ class _Closers:
 
 
 def without_front_matter(lines: list[str]) -> list[str]:
-    """Blank a page's YAML front matter, keeping line numbers."""
-    if not lines or lines[0].rstrip() != "---":
-        return lines
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip() in {"---", "..."}), 0)
-    return [""] * (end + 1) + lines[end + 1 :]
+    """Blank the lines MkDocs reads as a page's metadata, keeping line numbers.
+
+    The rule is MkDocs' own (`mkdocs.utils.meta.get_data`): a first line `---`, then at
+    least one line, then a line `---` or `...` followed by a line break, is YAML front matter
+    only when it loads as a mapping; else the page keeps every line. A page without those
+    delimiters loses its first lines of MultiMarkdown metadata instead: `key: value` lines
+    and their indented continuations, up to a blank line.
+
+    Args:
+        lines: The page's lines, as `page_lines` splits them (the last is empty after a
+            final newline).
+
+    Returns:
+        The lines, the metadata's blanked.
+    """
+    taken = _metadata_lines(tuple(lines))
+    return [""] * taken + lines[taken:]
+
+
+_YAML_OPENS = re.compile(r"-{3}[ \t]*")
+_YAML_CLOSES = re.compile(r"(?:\.{3}|-{3})[ \t]*")
+_META_KEY = re.compile(r"[ ]{0,3}[A-Za-z0-9_-]+:")
+_META_MORE = re.compile(r"[ ]{4}|\t")
+
+
+@functools.lru_cache(maxsize=32)  # a page is read by several kinds in one check
+def _metadata_lines(lines: tuple[str, ...]) -> int:
+    """How many of a page's first lines MkDocs takes as its metadata."""
+    if lines and _YAML_OPENS.fullmatch(lines[0]):
+        closes = (i for i in range(2, len(lines) - 1) if _YAML_CLOSES.fullmatch(lines[i]))
+        if (end := next(closes, None)) is not None:
+            return end + 1 if _is_mapping("\n".join(lines[1:end]) + "\n") else 0
+    taken, keyed = 0, False
+    for line in lines:
+        if not line.strip():
+            return taken
+        if _META_KEY.match(line):
+            keyed = True
+        elif not (keyed and _META_MORE.match(line)):
+            return taken
+        taken += 1
+    return taken
+
+
+def _is_mapping(text: str) -> bool:
+    """Whether YAML text loads as a mapping; text that does not load is none."""
+    from docpact._readers.yaml_safe import YamlProblem, safe_load  # only for front matter
+
+    try:
+        return isinstance(safe_load(text), dict)
+    except YamlProblem:
+        return False
 
 
 def _display_math_blanked(lines: list[str]) -> list[str]:

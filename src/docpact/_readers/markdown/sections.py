@@ -13,6 +13,7 @@ of the same or a higher level, so it includes its subsections.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from docpact._readers.markdown.prose import (
     BLOCK_START,
     INLINE,
     SETEXT,
+    page_lines,
     prose_lines,
     without_front_matter,
 )
@@ -63,22 +65,16 @@ def sections(text: str, style: Headings | None = None) -> list[Section]:
 @functools.lru_cache(maxsize=32)  # contracts often list sections of the same pages
 def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     import markdown
-    from markdown.blockprocessors import HashHeaderProcessor
     from markdown.extensions.toc import TocExtension
 
     from docpact._model.config import DEFAULT_HEADINGS
 
     style = style or DEFAULT_HEADINGS
-    lines = text.removeprefix("\ufeff").splitlines()  # as MkDocs reads a page
+    lines = page_lines(text.removeprefix("\ufeff"))  # as MkDocs reads a page
     prose = _without_comments(prose_lines(without_front_matter(lines)))
     if style.blocks:
         prose = _unblocked(prose)
-    headings: list[tuple[int, int, int, str]] = []  # start, first body line, level, title
-    for i, line in enumerate(prose):
-        if match := HashHeaderProcessor.RE.match(line):
-            headings.append((i, i + 1, len(match["level"]), match["header"].strip()))
-        elif _starts_setext(prose, i):
-            headings.append((i - 1, i + 1, 1 if line[0] == "=" else 2, prose[i - 1].strip()))
+    headings = _headings(prose)
 
     # All headings rendered at once, so that toc gives repeated and custom ids as on the page.
     # Built here rather than named: Markdown would scan every installed package's entry points
@@ -127,15 +123,47 @@ def _flatten_toc(tokens: list[dict]) -> list[str]:
     return [id_ for token in tokens for id_ in (token["id"], *_flatten_toc(token["children"]))]
 
 
-def _starts_setext(lines: list[str], i: int) -> bool:
-    # Python-Markdown reads a setext heading only from the first two lines of a block.
-    return (
-        i > 0
-        and SETEXT.match(lines[i]) is not None
-        and bool(lines[i - 1].strip())
-        and (i == 1 or not lines[i - 2].strip())
-        and not lines[i - 1].startswith("#")
-    )
+def _headings(lines: list[str]) -> list[tuple[int, int, int, str]]:
+    """The headings of prose lines, each as (start, first body line, level, title).
+
+    Found as Python-Markdown's block parser finds them: a block runs to a blank line; a
+    `#` line anywhere in a block is a heading, the lines before and after it blocks of their
+    own; a setext underline (`===`, `---`) makes a heading only of a block's first line; a
+    rule (`---`, `***`, `___`) ends the block before it and starts one after it.
+    """
+    from markdown.blockprocessors import HashHeaderProcessor, HRProcessor
+
+    rule = re.compile(HRProcessor.RE)
+    n = len(lines)
+    hashed = [HashHeaderProcessor.RE.match(line) for line in lines]
+    next_hash, next_rule = [n] * (n + 1), [n] * (n + 1)  # the first at or after each line
+    for i in range(n - 1, -1, -1):
+        next_hash[i] = i if hashed[i] else next_hash[i + 1]
+        next_rule[i] = i if rule.match(lines[i]) else next_rule[i + 1]
+    found: list[tuple[int, int, int, str]] = []
+
+    def block(start: int, end: int) -> None:
+        while start < end:
+            if (h := next_hash[start]) < end:
+                block(start, h)  # holds no `#` line: no deeper
+                match = hashed[h]
+                found.append((h, h + 1, len(match["level"]), match["header"].strip()))
+                start = h + 1
+            elif start + 1 < end and SETEXT.match(lines[start + 1]):
+                level = 1 if lines[start + 1][0] == "=" else 2
+                found.append((start, start + 2, level, lines[start].strip()))
+                start += 2
+            elif (r := next_rule[start]) < end:
+                start = r + 1  # the lines before it are a paragraph
+            else:
+                return
+
+    start = 0
+    for i, line in enumerate([*lines, ""]):
+        if not line.strip():
+            block(start, i)
+            start = i + 1
+    return found
 
 
 def _without_comments(lines: list[str]) -> list[str]:
