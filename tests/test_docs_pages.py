@@ -14,6 +14,7 @@ from sybil.example import SybilFailure
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
 from docpact.sybil import docs_sybil, importable
+from docpact.sybil._console import ConsoleParser, copy_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = "rolloutnorm/src/rolloutnorm/config.yaml"
@@ -34,9 +35,11 @@ COLLECTED = {
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
     "trainer-configuration.md": (20, 79),
-    "verification.md": (18, 63),
+    "verification.md": (18, 65),
     "verl.md": (11, 49),
 }
+# Per page: the console blocks that show commands and their output, each run by the tests.
+CONSOLE = {"verification.md": 2}
 # The examples that need verl: skipped with this reason, and this many of them, unless verl
 # is installed (in the `verl` session, where every one of them runs).
 NEEDS_VERL = {
@@ -121,6 +124,44 @@ def test_a_fence_sybil_ignores_is_reported(tmp_path, info):
     page.write_text(page.read_text("utf-8") + f"\n```{info}\nassert False\n```\n")
     line = page.read_text("utf-8").count("\n") - 2
     assert _uncollected(root, page) == [(line, info)]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_console_block_with_output_is_run(page):
+    """Each page's console blocks that show a `$ ` command are collected, to be run."""
+    examples = list(docs_sybil("docs", root=ROOT).parse(DOCS / page))
+    ran = [e for e in examples if getattr(e.region.evaluator, "__func__", None) is RUN]
+    shown = [
+        (start, end)
+        for start, end, info in _fences(DOCS / page)
+        if info.strip() == "console"
+        and "\n$ " in (DOCS / page).read_text("utf-8")[start:end]
+    ]
+    assert len(ran) == len(shown) == CONSOLE.get(page, 0)
+
+
+RUN = ConsoleParser.evaluate
+
+
+@pytest.mark.slow
+def test_a_stale_count_in_a_console_block_fails_at_its_line(tmp_path):
+    """The coverage count of verification.md, made stale on a copy, fails at the block's line.
+
+    The page once printed 27 of 27 while `docpact coverage` printed 29 of 29.
+    """
+    copy_tree(ROOT, tmp_path / "repo")
+    page = tmp_path / "repo" / "docs" / "verification.md"
+    text = page.read_text("utf-8")
+    stale = re.sub(r"coverage: (\d+) of \1 ", "coverage: 27 of 27 ", text)
+    assert stale != text
+    page.write_text(stale, "utf-8")
+    fence = stale[: stale.index("coverage: 27 of 27")].rindex("```console")
+    line = stale.count("\n", 0, fence) + 1
+    failures = _run_page(tmp_path / "repo", "verification.md")
+    assert len(failures) == 1
+    assert f"{page}, line {line}, column 1 did not evaluate as expected" in failures[0]
+    assert f"line {line + 1}: $ python3 -m docpact coverage" in failures[0]
+    assert "coverage: 27 of 27 public objects" in failures[0]
 
 
 def test_every_page_passes_as_written():

@@ -19,9 +19,6 @@ from docpact._cli import get_parser
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
 GUIDE = "docs/guide.md"
-VERIFICATION = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
-PROMPT = "$ python3 -m docpact "
-CONSOLE = re.compile(r"^```console\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
 @pytest.fixture
@@ -278,39 +275,6 @@ def test_github_format_escapes_the_title_property() -> None:
     assert (
         Finding("a.py", 1, "X:1,2", "m").github() == "::error file=a.py,line=1,title=X%3A1%2C2::m"
     )
-
-
-def _help_transcripts(page: Path) -> dict[tuple[str, ...], str]:
-    """Each `$ python3 -m docpact ... --help` in the page's console blocks, and what follows it."""
-    transcripts: dict[tuple[str, ...], str] = {}
-    for block in CONSOLE.findall(page.read_text("utf-8")):
-        for command in block.split(PROMPT)[1:]:
-            args, _, output = command.partition("\n")
-            if args.endswith("--help"):
-                transcripts[tuple(args.split())] = output
-    return transcripts
-
-
-def test_the_help_on_the_verification_page_is_what_each_command_prints(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The page shows the help of docpact and of each command, as 80 columns print it."""
-    monkeypatch.setenv("COLUMNS", "80")
-    # Python 3.14's argparse colours its help where the environment forces colour.
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("PYTHON_COLORS", "0")
-    transcripts = _help_transcripts(VERIFICATION)
-    assert sorted(transcripts) == [
-        ("--help",),
-        ("check", "--help"),
-        ("claims", "--help"),
-        ("coverage", "--help"),
-    ]
-    for args, text in transcripts.items():
-        with pytest.raises(SystemExit) as exit_info:
-            main(list(args))
-        assert exit_info.value.code == 0
-        assert capsys.readouterr() == (text, "")
 
 
 @pytest.mark.parametrize(("value", "percent"), [("0", 0.0), ("0.5", 0.5), ("100", 100.0)])

@@ -7,7 +7,14 @@ Needs Sybil, which the `sybil` extra installs; the rest of docpact does not.
 from __future__ import annotations
 
 from docpact.sybil._config_defaults import ConfigDefaultsParser
+from docpact.sybil._console import ConsoleParser
 from docpact.sybil._docs import docs_sybil
 from docpact.sybil._skip import ReasonedSkipParser, importable
 
-__all__ = ["ConfigDefaultsParser", "ReasonedSkipParser", "docs_sybil", "importable"]
+__all__ = [
+    "ConfigDefaultsParser",
+    "ConsoleParser",
+    "ReasonedSkipParser",
+    "docs_sybil",
+    "importable",
+]

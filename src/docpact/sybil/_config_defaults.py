@@ -27,7 +27,13 @@ from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer
 from docpact._model.findings import cannot_read, relative
 from docpact._readers.data import differences
 from docpact._readers.files import Unreadable, read_text
-from docpact._readers.markdown.directives import CONFIG_DEFAULTS, MARKERS, block_after, unknown
+from docpact._readers.markdown.directives import (
+    CONFIG_DEFAULTS,
+    CONSOLE,
+    MARKERS,
+    block_after,
+    unknown,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -74,8 +80,8 @@ class ConfigDefaultsParser:
         for comment in self._comments(document):
             line = document.text[: comment.start].count("\n") + 1
             where = f"{document.path}:{line}"
-            # The claim markers are read by docpact check, not run as examples.
-            if comment.lexemes["arguments"].split()[:1] in ([d] for d in MARKERS):
+            # The claim markers are read by docpact check, the console comments by its parser.
+            if comment.lexemes["arguments"].split()[:1] in ([d] for d in (*MARKERS, CONSOLE)):
                 continue
             file = _file(comment.lexemes["arguments"], where)
             found = block_after(document.text, comment.end)

@@ -13,6 +13,7 @@ from sybil.parsers.markdown import PythonCodeBlockParser
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject
 from docpact.sybil._config_defaults import ConfigDefaultsParser
+from docpact.sybil._console import ConsoleParser, remove_trees
 from docpact.sybil._skip import ConditionsClearNamespaceParser, ReasonedSkipParser, add_conditions
 
 if TYPE_CHECKING:
@@ -28,14 +29,16 @@ def docs_sybil(
     patterns: tuple[str, ...] = ("*.md",),
     **options: Any,
 ) -> Sybil:
-    """Build a Sybil that runs every Python example and checks every config-defaults block.
+    """Build a Sybil that runs every Python example, config-defaults block and console block.
 
     Each page runs in its own namespace, cleared after the page and wherever the page says
     `<!-- clear-namespace -->`. Python examples are `python` fenced blocks, doctest-style
     (`>>>`) or plain; `<!-- skip: next "reason" -->` skips the next one, and the reason is
     required. A condition skips only where it holds:
     `<!-- skip: next if(not importable("verl"), reason="needs verl") -->`; `importable` is in
-    every page's namespace, before any `setup` of yours runs.
+    every page's namespace, before any `setup` of yours runs. A `console` fence with `$ `
+    commands runs them and compares what they print (`docpact.sybil.ConsoleParser`); a
+    `<!-- docpact: console tmp -->` line before it picks the folder it runs in.
 
     Use it from a `conftest.py`, naming the project root (the folder of `pyproject.toml`),
     as `pytest_collect_file = docs_sybil(root=Path(__file__).parent).pytest()`.
@@ -77,6 +80,7 @@ def docs_sybil(
             ConditionsClearNamespaceParser(),
             PythonCodeBlockParser(),
             ConfigDefaultsParser(root),
+            ConsoleParser(root),
         ],
         # An absolute path: Sybil reads a relative one from this module's folder.
         path=str(folder.absolute()),
@@ -86,6 +90,7 @@ def docs_sybil(
 
 
 def _clear(namespace: dict[str, Any]) -> None:
+    remove_trees(namespace)
     namespace.clear()
 
 

@@ -2,7 +2,8 @@
 """The `<!-- docpact: ... -->` directives of a page: their one vocabulary, and announced blocks.
 
 `claim` and `not-a-claim` mark the block after them (`docpact._readers.markdown.claims`);
-`config-defaults FILE` announces the fenced `yaml` block after it. `docpact check` and the
+`config-defaults FILE` announces the fenced `yaml` block after it; `console` says where the
+`console` fence after it runs. `docpact check` and the
 Sybil parsers of `docpact.sybil` read the same directives with this vocabulary, so a
 misspelt one is an error to both.
 """
@@ -16,6 +17,7 @@ from docpact._readers.markdown.prose import FENCE
 __all__ = [
     "ANY_DIRECTIVE",
     "CONFIG_DEFAULTS",
+    "CONSOLE",
     "DIRECTIVES",
     "MARKERS",
     "PREFIX",
@@ -29,7 +31,10 @@ MARKERS = ("claim", "not-a-claim")
 CONFIG_DEFAULTS = "config-defaults"
 """The directive that announces a `yaml` block equal to a file of the project."""
 
-DIRECTIVES = frozenset({*MARKERS, CONFIG_DEFAULTS})
+CONSOLE = "console"
+"""The directive that says where the `console` fence after it runs (`docpact.sybil`)."""
+
+DIRECTIVES = frozenset({*MARKERS, CONFIG_DEFAULTS, CONSOLE})
 """Every directive docpact reads."""
 
 PREFIX = r"<!--\s*docpact:\s*"

@@ -1,0 +1,351 @@
+# SPDX-License-Identifier: MIT
+"""Console blocks run as tests: each `$ command` of a `console` fence, its output compared.
+
+A `console` fence whose lines start with `$ ` shows commands and what they print: every
+command runs in a shell, in the block's tree, and its output (stdout and stderr together)
+is compared with the lines shown under it as a doctest compares (`+ELLIPSIS` and the other
+doctest flags where the block asks). A fence with no `$ ` line shows commands only (an
+install line, say) and is not run.
+"""
+
+from __future__ import annotations
+
+import atexit
+import doctest
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sybil import Region
+from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
+
+from docpact._readers.markdown.directives import CONSOLE, PREFIX
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from sybil import Document, Example
+
+__all__ = ["ConsoleParser", "copy_tree", "remove_trees"]
+
+TREES = ("project", "tmp", "copy")
+"""Where a block's commands run: a copy of the project root (the default), an empty
+temporary folder, or a copy of one folder of the project (`copy tests/fixture`)."""
+
+TIMEOUT = 120.0
+"""Seconds a command may run unless its block sets `timeout=`."""
+
+_DIRECTIVE = re.compile(rf"[ \t]*{PREFIX}{CONSOLE}(?![\w-])(?P<arguments>.*?)[ \t]*--+>[ \t]*")
+_ANY = re.compile(rf"^[ \t]*{PREFIX}{CONSOLE}(?![\w-])", re.MULTILINE)
+_KEY = "__docpact_console_trees__"  # the page's trees, in its namespace
+_SKIP_COPY = frozenset({".git", ".nox", ".tox", ".venv", "venv", "site", "__pycache__"})
+
+
+@dataclass(frozen=True)
+class Command:
+    """One `$ ` command of a block: its text (continuation lines joined) and its output."""
+
+    line: int
+    """The command's line on the page."""
+    source: str
+    """The command, with its `> ` continuation lines, as the shell reads it."""
+    want: str
+    """The output shown under it."""
+
+
+@dataclass(frozen=True)
+class Session:
+    """A console block: where its commands run and what each must print."""
+
+    tree: str
+    """One of `TREES`."""
+    folder: str
+    """For a `copy` tree, the folder copied, relative to the project root."""
+    status: int
+    """The exit status every command of the block must end with."""
+    flags: int
+    """The doctest option flags the outputs are compared with."""
+    timeout: float
+    """Seconds a command may run."""
+    commands: tuple[Command, ...]
+
+
+class ConsoleParser:
+    r"""Collect each `console` fence that holds a `$ ` command, to run its commands.
+
+    The block's tree comes from a comment on the line before the fence, with doctest flags
+    and an exit status other than 0 where the commands end so:
+    `<!-- docpact: console tmp +ELLIPSIS status=2 -->`. Trees: `project` (a copy of the
+    project root, the default: tracked and untracked files that git does not ignore), `tmp`
+    (an empty folder) and `copy PATH` (a copy of a folder of the project). A page's blocks of
+    one tree share it, in page order, as one shell session's commands would; `$ ` starts a
+    command, a `> ` line right after it continues it (a here-document, say), and the lines up
+    to the next `$ ` are its output. The commands find this interpreter's scripts first on
+    `PATH` (`python3`, `docpact`, the project's console scripts), `COLUMNS` is 80, and the
+    tree's absolute path prints as `.`. A `skip:` comment before the block skips it.
+
+    Args:
+        root: The project root, which `project` and `copy` trees copy.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from sybil import Sybil
+        >>> from sybil.example import SybilFailure
+        >>> root = Path(tempfile.mkdtemp())
+        >>> _ = (root / "page.md").write_text(
+        ...     "<!-- docpact: console tmp -->\n"
+        ...     "```console\n$ printf 'one\\ntwo\\n' > f.txt\n$ wc -l < f.txt\n2\n```\n"
+        ... )
+        >>> sybil = Sybil([ConsoleParser(root)], path=str(root), patterns=["*.md"])
+        >>> [example] = sybil.parse(root / "page.md")
+        >>> example.evaluate()  # passes: wc printed 2
+        >>> _ = (root / "page.md").write_text("```console\n$ echo 3\n2\n```\n")
+        >>> [example] = sybil.parse(root / "page.md")
+        >>> try:
+        ...     example.evaluate()
+        ... except SybilFailure as failure:
+        ...     print(failure.result)
+        line 2: $ echo 3
+        Expected:
+            2
+        Got:
+            3
+        <BLANKLINE>
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self._fences = FencedCodeBlockLexer("console")
+
+    def __call__(self, document: Document) -> Iterator[Region]:
+        """Yield one region per console fence that holds a `$ ` command.
+
+        Args:
+            document: The page.
+
+        Yields:
+            A region over the fence.
+
+        Raises:
+            ValueError: When a `docpact: console` comment is malformed or no console fence
+                follows it, or a block shows output before its first command.
+        """
+        text = document.text
+        announced = {match.start() for match in _ANY.finditer(text)}
+        for region in self._fences(document):
+            line = text.count("\n", 0, region.start) + 1
+            where = f"{document.path}:{line}"
+            before = text[: region.start].rstrip("\n ").rpartition("\n")
+            comment = _DIRECTIVE.fullmatch(before[2])
+            if comment is not None:
+                announced.discard(len(before[0]) + len(before[1]))
+            commands = _commands(str(region.lexemes["source"]), line + 1, where)
+            if not commands:
+                continue
+            arguments = comment["arguments"] if comment else ""
+            yield Region(
+                region.start, region.end, _session(arguments, commands, where), self.evaluate
+            )
+        if announced:
+            line = text.count("\n", 0, min(announced)) + 1
+            msg = f"{document.path}:{line}: docpact: console must be followed by a console fence"
+            raise ValueError(msg)
+
+    def evaluate(self, example: Example) -> str | None:
+        """Run the block's commands in its tree; what differs, or `None`.
+
+        Args:
+            example: The example holding the block.
+
+        Returns:
+            `None` when every command printed its output and ended with the block's
+            status, else the first difference, with the command's line.
+        """
+        __tracebackhide__ = True
+        session: Session = example.parsed
+        folder = _tree(example.namespace, session, self.root)
+        for command in session.commands:
+            status, got = _run(command.source, folder, session.timeout)
+            where = f"line {command.line}: $ {command.source.splitlines()[0]}"
+            if status is None:
+                return f"{where}\ndid not end within {session.timeout:g} s"
+            checker = doctest.OutputChecker()
+            if not checker.check_output(command.want, got, session.flags):
+                shown = doctest.Example(command.source, command.want)
+                return f"{where}\n" + checker.output_difference(shown, got, session.flags)
+            if status != session.status:
+                return f"{where}\nexited {status}, expected {session.status}; it printed:\n{got}"
+        return None
+
+
+def _commands(source: str, first: int, where: str) -> list[Command]:
+    """The `$ ` commands of a fence's source, from its line `first` on the page."""
+    commands: list[Command] = []
+    lines = source.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    if not any(line == "$" or line.startswith("$ ") for line in lines):
+        return []
+    start = text = None
+    want: list[str] = []
+    for n, line in enumerate(lines, start=first):
+        if line == "$" or line.startswith("$ "):
+            if text is not None:
+                commands.append(Command(start, text, _joined(want)))
+            start, text, want = n, line[2:], []
+        elif text is None:
+            msg = f"{where}: console block shows output before its first $ command: {line!r}"
+            raise ValueError(msg)
+        elif not want and (line == ">" or line.startswith("> ")):
+            text += "\n" + line[2:]
+        else:
+            want.append(line)
+    commands.append(Command(start, text, _joined(want)))
+    return commands
+
+
+def _joined(lines: list[str]) -> str:
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _session(arguments: str, commands: list[Command], where: str) -> Session:
+    """A block's session from its comment's arguments: a tree, flags, a status, a timeout."""
+    words = arguments.split()
+    tree, folder, flags, status, timeout = "project", "", 0, 0, TIMEOUT
+    if words and words[0] in TREES:
+        tree = words.pop(0)
+        if tree == "copy":
+            if not words or words[0].startswith(("+", "-")) or "=" in words[0]:
+                msg = f"{where}: docpact: console copy needs a folder, as console copy tests/x"
+                raise ValueError(msg)
+            folder = words.pop(0)
+    for word in words:
+        key, _, value = word.partition("=")
+        if word[:1] in "+-" and word[1:] in doctest.OPTIONFLAGS_BY_NAME:
+            flag = doctest.OPTIONFLAGS_BY_NAME[word[1:]]
+            flags = flags | flag if word[0] == "+" else flags & ~flag
+        elif key == "status" and value.isdigit():
+            status = int(value)
+        elif key == "timeout" and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", value) and float(value):
+            timeout = float(value)
+        else:
+            msg = (
+                f"{where}: docpact: console takes a tree ({', '.join(TREES)}), doctest flags "
+                f"(+ELLIPSIS), status=N and timeout=SECONDS, got {word!r}"
+            )
+            raise ValueError(msg)
+    return Session(tree, folder, status, flags, timeout, tuple(commands))
+
+
+def _tree(namespace: dict[str, Any], session: Session, root: Path) -> Path:
+    """The page's folder of the session's tree, made on first use."""
+    trees = namespace.setdefault(_KEY, {})
+    key = (session.tree, session.folder)
+    if key not in trees:
+        if session.tree == "copy" and not (root / session.folder).is_dir():
+            msg = f"docpact: console copy {session.folder}: no such folder under {root}"
+            raise FileNotFoundError(msg)
+        made = tempfile.mkdtemp(prefix="docpact-console-")
+        if not _MADE:
+            atexit.register(_remove, _MADE)  # what no page's teardown removed
+        _MADE.append(made)
+        folder = Path(made, "tree")
+        if session.tree == "tmp":
+            folder.mkdir()
+        else:
+            copy_tree(root / session.folder if session.tree == "copy" else root, folder)
+        trees[key] = made
+    return Path(trees[key], "tree")
+
+
+def remove_trees(namespace: dict[str, Any]) -> None:
+    """Delete the console trees a page's namespace holds (at the page's teardown).
+
+    Args:
+        namespace: The page's namespace.
+    """
+    made = list(namespace.pop(_KEY, {}).values())
+    _remove(made)
+
+
+_MADE: list[str] = []  # every tree's folder, until removed
+
+
+def _remove(folders: list[str]) -> None:
+    for folder in list(folders):
+        shutil.rmtree(folder, ignore_errors=True)
+        if folder in _MADE:
+            _MADE.remove(folder)
+
+
+def copy_tree(source: Path, folder: Path) -> None:
+    """Copy a folder: the files git does not ignore, where git knows it; else all but caches."""
+    git = shutil.which("git")
+    listed = None
+    if git is not None:
+        found = subprocess.run(
+            [
+                git,
+                "-C",
+                str(source),
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            capture_output=True,
+            check=False,
+        )
+        if found.returncode == 0:
+            listed = found.stdout.decode("utf-8", "surrogateescape").split("\0")
+    if listed is None:
+        shutil.copytree(
+            source, folder, symlinks=True, ignore=lambda _, names: _SKIP_COPY & {*names}
+        )
+        return
+    folder.mkdir(parents=True)
+    for name in filter(None, listed):
+        path = source / name
+        if path.is_file() or path.is_symlink():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, folder / name, follow_symlinks=False)
+
+
+def _run(command: str, folder: Path, timeout: float) -> tuple[int | None, str]:
+    """Run one command in a shell in ``folder``: its status (None at the timeout), output."""
+    shell = shutil.which("bash") or "/bin/sh"
+    scripts = str(Path(sys.executable).parent)
+    env = {
+        **os.environ,
+        "PATH": scripts + os.pathsep + os.environ.get("PATH", ""),
+        "COLUMNS": "80",
+        "NO_COLOR": "1",  # Python 3.14's argparse colours help where colour is forced
+        "PYTHON_COLORS": "0",
+        "PYTHONUNBUFFERED": "1",
+    }
+    try:
+        done = subprocess.run(
+            [shell, "-c", command],
+            cwd=folder,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None, ""
+    got = done.stdout.decode("utf-8", "replace")
+    for path in {str(folder.resolve()), str(folder)}:
+        got = got.replace(path + os.sep, "./").replace(path, ".")
+    got = "".join(f"{line.rstrip()}\n" for line in got.splitlines())
+    return done.returncode, got

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: MIT
+"""Console blocks run as tests: trees, comparison, status, flags and what is refused."""
+
+from __future__ import annotations
+
+import subprocess
+import unittest
+from pathlib import Path
+
+import pytest
+from sybil.example import SybilFailure
+
+from docpact import check_project, load_config
+from docpact.sybil import docs_sybil
+from docpact.sybil._console import remove_trees
+
+pytestmark = pytest.mark.slow  # each block's commands run in a shell
+
+
+def _page(root: Path, text: str) -> Path:
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n', "utf-8")
+    page = root / "docs" / "page.md"
+    page.write_text(text, "utf-8")
+    return page
+
+
+def _run(root: Path, page: Path) -> list[str]:
+    """Each example's end in page order: 'ok', 'skipped' or the failure's message."""
+    sybil = docs_sybil(root=root)
+    document = sybil.parse(page)
+    sybil.setup(document.namespace)
+    ends = []
+    try:
+        for example in document.examples():
+            try:
+                example.evaluate()
+            except unittest.SkipTest:
+                ends.append("skipped")
+            except SybilFailure as failure:
+                ends.append(str(failure.result))
+            else:
+                ends.append("ok")
+    finally:
+        remove_trees(document.namespace)
+    return ends
+
+
+def test_a_pages_blocks_of_one_tree_share_it_in_order(tmp_path: Path) -> None:
+    """A tmp tree is one folder per page: what a block writes, the next one reads."""
+    page = _page(
+        tmp_path,
+        "<!-- docpact: console tmp -->\n```console\n$ echo one > f.txt\n```\n\n"
+        "<!-- docpact: console tmp -->\n```console\n$ cat f.txt\none\n$ ls\nf.txt\n```\n",
+    )
+    assert _run(tmp_path, page) == ["ok", "ok"]
+
+
+def test_a_different_output_fails_at_the_commands_line_with_both_outputs(tmp_path: Path) -> None:
+    page = _page(tmp_path, "# T\n\n```console\n$ echo ok\nok\n$ echo 3\n2\n```\n")
+    assert _run(tmp_path, page) == [
+        "line 6: $ echo 3\nExpected:\n    2\nGot:\n    3\n",
+    ]
+
+
+def test_a_command_must_end_with_the_blocks_status(tmp_path: Path) -> None:
+    """Status 0 unless the block says otherwise; stderr is part of the output."""
+    page = _page(
+        tmp_path,
+        "```console\n$ ls missing-file 2> /dev/null\n```\n\n"
+        "<!-- docpact: console tmp status=3 -->\n```console\n$ echo no >&2; exit 3\nno\n```\n",
+    )
+    assert _run(tmp_path, page) == [
+        "line 2: $ ls missing-file 2> /dev/null\nexited 2, expected 0; it printed:\n",
+        "ok",
+    ]
+
+
+def test_doctest_flags_and_continuation_lines(tmp_path: Path) -> None:
+    """`+ELLIPSIS` as in a doctest; `> ` lines continue a command, a here-document here."""
+    page = _page(
+        tmp_path,
+        "<!-- docpact: console tmp +ELLIPSIS +NORMALIZE_WHITESPACE -->\n```console\n"
+        "$ cat <<'EOF'\n> first line\n> last   line\n> EOF\nfirst ...\nlast line\n```\n",
+    )
+    assert _run(tmp_path, page) == ["ok"]
+
+
+def test_the_trees_path_prints_as_a_dot(tmp_path: Path) -> None:
+    page = _page(tmp_path, "<!-- docpact: console tmp -->\n```console\n$ pwd\n.\n```\n")
+    assert _run(tmp_path, page) == ["ok"]
+
+
+def test_a_project_tree_is_a_copy_of_what_git_does_not_ignore(tmp_path: Path) -> None:
+    """The project tree: the tracked and untracked files, not ignored ones; never the original."""
+    root = tmp_path / "project"
+    page = _page(
+        root,
+        "```console\n$ LC_ALL=C ls -a\n.\n..\n.gitignore\ndocs\nkept.txt\npyproject.toml\n"
+        "$ rm kept.txt\n```\n",
+    )
+    (root / ".gitignore").write_text("ignored.txt\n", "utf-8")
+    (root / "kept.txt").write_text("x", "utf-8")
+    (root / "ignored.txt").write_text("x", "utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "pyproject.toml"], check=True)
+    assert _run(root, page) == ["ok"]
+    assert (root / "kept.txt").is_file()
+
+
+def test_a_copy_tree_is_one_folder_of_the_project(tmp_path: Path) -> None:
+    (tmp_path / "fixture").mkdir()
+    (tmp_path / "fixture" / "a.txt").write_text("a\n", "utf-8")
+    page = _page(
+        tmp_path, "<!-- docpact: console copy fixture -->\n```console\n$ cat a.txt\na\n```\n"
+    )
+    assert _run(tmp_path, page) == ["ok"]
+
+
+def test_a_skip_comment_skips_a_console_block(tmp_path: Path) -> None:
+    page = _page(tmp_path, '<!-- skip: next "needs a GPU" -->\n```console\n$ false\n```\n')
+    assert _run(tmp_path, page) == ["ok", "skipped"]  # the comment, then the block
+
+
+def test_a_command_past_its_timeout_fails(tmp_path: Path) -> None:
+    page = _page(
+        tmp_path, "<!-- docpact: console tmp timeout=0.5 -->\n```console\n$ sleep 5\n```\n"
+    )
+    assert _run(tmp_path, page) == ["line 3: $ sleep 5\ndid not end within 0.5 s"]
+
+
+def test_a_block_without_a_prompt_shows_commands_and_is_not_run(tmp_path: Path) -> None:
+    page = _page(tmp_path, "```console\npip install docpact\n```\n")
+    assert _run(tmp_path, page) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "<!-- docpact: console tmp +NOSUCH -->\n```console\n$ true\n```\n",
+            "docs/page.md:2: docpact: console takes a tree (project, tmp, copy), doctest flags "
+            "(+ELLIPSIS), status=N and timeout=SECONDS, got '+NOSUCH'",
+        ),
+        (
+            "<!-- docpact: console copy -->\n```console\n$ true\n```\n",
+            "docs/page.md:2: docpact: console copy needs a folder, as console copy tests/x",
+        ),
+        (
+            "# T\n\n<!-- docpact: console tmp -->\n\nText.\n",
+            "docs/page.md:3: docpact: console must be followed by a console fence",
+        ),
+        (
+            "```console\nout\n$ true\n```\n",
+            "docs/page.md:1: console block shows output before its first $ command: 'out'",
+        ),
+    ],
+    ids=["unknown flag", "copy of nothing", "no fence after it", "output first"],
+)
+def test_a_malformed_console_block_is_refused_at_its_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    page = _page(tmp_path, text)
+    with pytest.raises(ValueError, match="console") as refused:
+        docs_sybil(root=tmp_path).parse(page)
+    assert str(refused.value) == f"{tmp_path}/{message}"
+
+
+def test_docpact_check_reads_a_console_comment_as_a_known_directive(tmp_path: Path) -> None:
+    """The comment is part of docpact's vocabulary: no unknown-directive finding."""
+    _page(tmp_path, "# T\n\n<!-- docpact: console tmp -->\n```console\n$ true\n```\n")
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text("utf-8")
+        + '\n[tool.docpact]\npaths = ["."]\n\n[[tool.docpact.contract]]\nkind = "claims"\n'
+        'pages = ["docs/page.md"]\nproperties = ["docs"]\nwords = ["always"]\n',
+        "utf-8",
+    )
+    assert check_project(load_config(pyproject)) == []
