@@ -134,8 +134,7 @@ def test_every_console_block_with_output_is_run(page):
     shown = [
         (start, end)
         for start, end, info in _fences(DOCS / page)
-        if info.strip() == "console"
-        and "\n$ " in (DOCS / page).read_text("utf-8")[start:end]
+        if info.strip() == "console" and "\n$ " in (DOCS / page).read_text("utf-8")[start:end]
     ]
     assert len(ran) == len(shown) == CONSOLE.get(page, 0)
 
