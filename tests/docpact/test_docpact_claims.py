@@ -387,7 +387,7 @@ def test_a_misspelt_directive_on_a_claims_page_is_a_problem() -> None:
         (
             3,
             "unknown docpact directive 'claims'; known directives: claim, config-defaults, "
-            "not-a-claim",
+            "console, not-a-claim",
         ),
     )
 
@@ -491,6 +491,6 @@ def test_a_code_span_after_docpact_in_an_unclosed_comment_is_not_the_directive()
         (
             1,
             "unknown docpact directive 'markers'; known directives: claim, config-defaults, "
-            "not-a-claim",
+            "console, not-a-claim",
         ),
     )

@@ -96,7 +96,7 @@ BAD_DIRECTIVES = {
     "misspelt": (
         "<!-- docpact: config-default conf/defaults.yaml -->",
         r"examples\.md:31: unknown docpact directive 'config-default'; "
-        r"known directives: claim, config-defaults, not-a-claim",
+        r"known directives: claim, config-defaults, console, not-a-claim",
     ),
     "empty": ("<!-- docpact: -->", r"examples\.md:31: unknown docpact directive ''"),
 }
