@@ -173,7 +173,7 @@ class ConsoleParser:
         folder = _tree(example.namespace, session, self.root)
         for command in session.commands:
             status, got = _run(command.source, folder, session.timeout)
-            where = f"line {command.line}: $ {command.source.splitlines()[0]}"
+            where = f"line {command.line}: $ {(command.source.splitlines() or [''])[0]}"
             if status is None:
                 return f"{where}\ndid not end within {session.timeout:g} s"
             checker = doctest.OutputChecker()
@@ -231,7 +231,7 @@ def _session(arguments: str, commands: list[Command], where: str) -> Session:
         if word[:1] in "+-" and word[1:] in doctest.OPTIONFLAGS_BY_NAME:
             flag = doctest.OPTIONFLAGS_BY_NAME[word[1:]]
             flags = flags | flag if word[0] == "+" else flags & ~flag
-        elif key == "status" and value.isdigit():
+        elif key == "status" and re.fullmatch(r"[0-9]{1,3}", value) and int(value) < 256:
             status = int(value)
         elif key == "timeout" and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", value) and float(value):
             timeout = float(value)
@@ -345,7 +345,7 @@ def _run(command: str, folder: Path, timeout: float) -> tuple[int | None, str]:
     except subprocess.TimeoutExpired:
         return None, ""
     got = done.stdout.decode("utf-8", "replace")
-    for path in {str(folder.resolve()), str(folder)}:
+    for path in sorted({str(folder.resolve()), str(folder)}, key=len, reverse=True):
         got = got.replace(path + os.sep, "./").replace(path, ".")
     got = "".join(f"{line.rstrip()}\n" for line in got.splitlines())
     return done.returncode, got
