@@ -139,22 +139,13 @@ def copy_repository(destination: Path) -> None:
     Raises:
         DriftError: If git is missing or the repository is not a git checkout.
     """
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=ROOT,
-            capture_output=True,
-            check=True,
-        ).stdout.decode()
-    except (OSError, subprocess.CalledProcessError) as error:
-        msg = f"the drift runner copies a git checkout and cannot list its files: {error}"
-        raise DriftError(msg) from None
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            target = destination / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
+    from docpact._readers.files import copy_files, git_files
+
+    names = git_files(ROOT)
+    if names is None:
+        msg = "the drift runner copies a git checkout and cannot list its files (git ls-files)"
+        raise DriftError(msg)
+    copy_files(ROOT, names, destination)
 
 
 def apply(drift: Drift, tree: Path) -> None:

@@ -126,6 +126,9 @@ def test_a_fence_sybil_ignores_is_reported(tmp_path, info):
     assert _uncollected(root, page) == [(line, info)]
 
 
+RUN = ConsoleParser.evaluate
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_console_block_with_output_is_run(page):
     """Each page's console blocks that show a `$ ` command are collected, to be run."""
@@ -137,9 +140,6 @@ def test_every_console_block_with_output_is_run(page):
         if info.strip() == "console" and "\n$ " in (DOCS / page).read_text("utf-8")[start:end]
     ]
     assert len(ran) == len(shown) == CONSOLE.get(page, 0)
-
-
-RUN = ConsoleParser.evaluate
 
 
 @pytest.mark.slow

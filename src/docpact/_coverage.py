@@ -285,6 +285,23 @@ _OVERLAP = re.compile(
 )
 
 
+# What each region of Sybil's overlap error is, by the name of its evaluator.
+_REGIONS = {
+    "ConfigDefaultsParser": "config-defaults block",
+    "Skipper": "skip directive",
+    "PythonEvaluator": "python example",
+}
+
+
+def _region(evaluator: str) -> str:
+    return next((what for name, what in _REGIONS.items() if name in evaluator), "example")
+
+
+def _last(line: str, column: str) -> int:
+    """A region's last line: it ends before its end's column, so column 1 is the line before."""
+    return int(line) - (column == "1")
+
+
 def _refused(message: str, page: Path, root: Path) -> str:
     """One located line for what Sybil, or a docpact parser inside it, refused on a page.
 
@@ -295,22 +312,11 @@ def _refused(message: str, page: Path, root: Path) -> str:
     if message.startswith(f"{page}:"):
         return where + message[len(str(page)) :]
     if overlap := _OVERLAP.match(message):
-
-        def what(evaluator: str) -> str:
-            if "ConfigDefaultsParser" in evaluator:
-                return "config-defaults block"
-            if "Skipper" in evaluator:
-                return "skip directive"
-            return "python example" if "PythonEvaluator" in evaluator else "example"
-
-        def last(line: str, column: str) -> int:  # a region ends before its end's column
-            return int(line) - (column == "1")
-
-        first, second = what(overlap["first"]), what(overlap["second"])
+        first, second = _region(overlap["first"]), _region(overlap["second"])
         return (
             f"{where}:{overlap['c']}: error: the {second} of lines "
-            f"{overlap['c']}-{last(overlap['d'], overlap['dc'])} overlaps the {first} of lines "
-            f"{overlap['a']}-{last(overlap['b'], overlap['bc'])}: Sybil runs neither; "
+            f"{overlap['c']}-{_last(overlap['d'], overlap['dc'])} overlaps the {first} of lines "
+            f"{overlap['a']}-{_last(overlap['b'], overlap['bc'])}: Sybil runs neither; "
             "close one before the other opens"
         )
     return f"{where}:1: error: {' '.join(message.split())}"

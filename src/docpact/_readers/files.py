@@ -19,10 +19,21 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 
-__all__ = ["Unreadable", "kind", "parse_python", "read_error", "read_python", "read_text"]
+__all__ = [
+    "Unreadable",
+    "copy_files",
+    "git_files",
+    "kind",
+    "parse_python",
+    "read_error",
+    "read_python",
+    "read_text",
+]
 
 _KINDS = {
     stat.S_IFDIR: "a folder, not a file",
@@ -178,3 +189,38 @@ def _deepest_line(text: str) -> int:
         lengths = [len(line) for line in text.split("\n")]
         return lengths.index(max(lengths)) + 1
     return at
+
+
+def git_files(folder: Path) -> list[str] | None:
+    """The files under a folder that git does not ignore, tracked or not; None without git.
+
+    Args:
+        folder: A folder of a git checkout.
+
+    Returns:
+        The paths relative to ``folder``, or None where git is missing or knows no checkout.
+    """
+    git = shutil.which("git")
+    if git is None:
+        return None
+    listed = subprocess.run(
+        [git, "-C", str(folder), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        return None
+    return [name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
+def copy_files(source: Path, names: list[str], destination: Path) -> None:
+    """Copy the named files (and links) of ``source`` to the same paths under ``destination``.
+
+    A name that is no longer a file (a tracked file deleted) is left out.
+    """
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        path = source / name
+        if path.is_file() or path.is_symlink():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, destination / name, follow_symlinks=False)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sybil import Region
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
+from docpact._readers.files import copy_files, git_files
 from docpact._readers.markdown.directives import CONSOLE, PREFIX
 
 if TYPE_CHECKING:
@@ -287,36 +288,13 @@ def _remove(folders: list[str]) -> None:
 
 def copy_tree(source: Path, folder: Path) -> None:
     """Copy a folder: the files git does not ignore, where git knows it; else all but caches."""
-    git = shutil.which("git")
-    listed = None
-    if git is not None:
-        found = subprocess.run(
-            [
-                git,
-                "-C",
-                str(source),
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-            ],
-            capture_output=True,
-            check=False,
-        )
-        if found.returncode == 0:
-            listed = found.stdout.decode("utf-8", "surrogateescape").split("\0")
-    if listed is None:
+    names = git_files(source)
+    if names is None:
         shutil.copytree(
             source, folder, symlinks=True, ignore=lambda _, names: _SKIP_COPY & {*names}
         )
-        return
-    folder.mkdir(parents=True)
-    for name in filter(None, listed):
-        path = source / name
-        if path.is_file() or path.is_symlink():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, folder / name, follow_symlinks=False)
+    else:
+        copy_files(source, names, folder)
 
 
 def _run(command: str, folder: Path, timeout: float) -> tuple[int | None, str]:
