@@ -235,6 +235,24 @@ def test_a_corrupt_deflate_stream_is_refused(tmp_path, capsys):
     )
 
 
+@pytest.mark.parametrize("member", [False, True], ids=["npy-named-npz", "npz-member"])
+def test_an_array_header_with_unbalanced_brackets_is_refused(member, tmp_path, capsys):
+    """A version 1.0 header reaches numpy through tokenize; its TokenError is the file's fault."""
+    header = b"{'descr': [[[[, 'fortran_order': False, 'shape': (2,), }"
+    header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    npy = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + bytes(16)
+    path = tmp_path / "batch.npz"
+    if member:
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("response_mask.npy", npy)
+    else:
+        path.write_bytes(npy)
+    assert refused(capsys, str(path)) == (
+        f"{path}: cannot be loaded safely (numpy.load with allow_pickle=False): "
+        "an array header does not parse: EOF in multi-line statement"
+    )
+
+
 @pytest.mark.parametrize("kind", ["folder", "FIFO"])
 def test_a_batch_path_that_is_no_regular_file_is_refused(kind, tmp_path, capsys):
     """A folder or a FIFO named as the batch is refused at once, never opened (no hang)."""

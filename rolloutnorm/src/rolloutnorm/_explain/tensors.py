@@ -8,6 +8,7 @@ The mask's layout is checked by the validator every entry point shares.
 
 from __future__ import annotations
 
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
@@ -20,6 +21,10 @@ from rolloutnorm._explain.batch import Batch, fail
 from rolloutnorm._validate import MASK, check_layout
 
 __all__ = ["TENSORS", "load_npz", "load_pt", "read_tensors"]
+
+_NPZ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, tokenize.TokenError)
+"""What numpy.load raises for a file that is not a sound archive: a version 1.0 .npy header
+with unbalanced brackets reaches numpy through tokenize and ends in its TokenError."""
 
 TENSORS = ("response_mask", "rollout_ids", "rewards", "group_ids", "drop")
 """The tensors of a .pt or .npz batch, the first two required."""
@@ -38,7 +43,7 @@ def load_npz(path: Path) -> object:
     """An .npz archive's arrays by name, loaded without unpickling."""
     try:
         loaded = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
+    except _NPZ_ERRORS as error:
         loaded = error
     if isinstance(loaded, np.ndarray):
         msg = "is a single .npy array, not an .npz archive: save the tensors with numpy.savez"
@@ -48,13 +53,15 @@ def load_npz(path: Path) -> object:
             raise loaded
         with loaded as archive:
             return {name: _native(archive[name]) for name in archive.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as error:
+    except _NPZ_ERRORS as error:
         msg = f"cannot be loaded safely (numpy.load with allow_pickle=False): {_first_line(error)}"
         raise fail(path, None, msg) from None
 
 
 def _first_line(error: Exception) -> str:
     """The first line of a loader's error, or its type's name where it says nothing."""
+    if isinstance(error, tokenize.TokenError):  # its str is the repr of (message, position)
+        return f"an array header does not parse: {error.args[0]}"
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
