@@ -43,6 +43,11 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 DOCUMENTS = [p for p in PYPROJECT["tool"]["pytest"]["ini_options"]["testpaths"] if p != "tests"]
 
 
+def _results(session: nox.Session) -> str:
+    """``--docpact-results`` for the session: where the claim boxes read its properties' results."""
+    return f"--docpact-results={ROOT / '.docpact' / 'results' / session.name}.json"
+
+
 def _groups(*names: str) -> list[str]:
     """The requirements of the repository's dependency groups."""
     return [req for name in names for req in nox.project.dependency_groups(PYPROJECT, name)]
@@ -108,12 +113,14 @@ def tests(session: nox.Session) -> None:
     of the docstrings and the pages in one process: a document's examples share a namespace,
     and xdist would send some of them to another worker than the names they use. Options
     after ``--`` (``-n 0``, ``-k retention``, a path) make it one run of pytest, as given.
+    The run of tests/ writes its bound properties' results to ``.docpact/results/tests.json``
+    for the claim boxes of ``nox -s docs``; a run given options writes none.
     """
     python = _use_env(session)
     if session.posargs:
         session.run(python, "-m", "pytest", "-n", "auto", *session.posargs, external=True)
         return
-    session.run(python, "-m", "pytest", "-n", "auto", "tests", external=True)
+    session.run(python, "-m", "pytest", "-n", "auto", "tests", _results(session), external=True)
     session.run(python, "-m", "pytest", "-p", "no:xdist", *DOCUMENTS, external=True)
 
 
@@ -198,7 +205,11 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def verl(session: nox.Session) -> None:
-    """Run the loss through verl's loss path and actor update, and the pages that need verl."""
+    """Run the loss through verl's loss path and actor update, and the pages that need verl.
+
+    Without options after ``--``, the run writes its bound properties' results to
+    ``.docpact/results/verl.json`` for the claim boxes of ``nox -s docs``.
+    """
     python = _use_env(session, VERL)
     # Fails loudly if verl is missing, where the tests below would only be left uncollected.
     session.run(python, "-c", "import rolloutnorm.verl", external=True)
@@ -208,7 +219,9 @@ def verl(session: nox.Session) -> None:
         "docs",
         "rolloutnorm/src/rolloutnorm/verl.py",
     )
-    session.run(python, "-m", "pytest", *paths, *session.posargs, external=True)
+    # Results of a run narrowed by options would replace a whole run's: none are written.
+    results = [] if session.posargs else [_results(session)]
+    session.run(python, "-m", "pytest", *paths, *results, *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: MIT
 """The `docpact` MkDocs plugin: it owns the build's checking, and shows claims in boxes.
 
-At build time, the block after `<!-- docpact: claim ID -->` becomes an admonition of type
-`docpact-claim`, titled with the claim's ID, that ends with the property checking it and
-the command that runs the property: its nox session where one is configured, else pytest
-on its node id. The box is plain HTML and a style sheet the plugin adds
-to the site: nothing is fetched or run in the browser.
+At build time, the block after `<!-- docpact: claim ID "Title" -->` becomes an admonition
+of type `docpact-claim`, titled with the marker's title (else `Claim ID`), that ends with
+the property checking it, the command that runs the property (its nox session where one is
+configured, else pytest on its node id) and what the results files of the contract's
+`results` (written by `pytest --docpact-results`) say of it: passed, failed or skipped on
+the commit built, with the session and the commit; not run on this commit, when the only
+results are of another commit or of the property's older code; or not run in this build,
+with none. Only a passed property gets a check mark. The box is plain HTML and a style
+sheet the plugin adds to the site: nothing is fetched or run in the browser.
 
 The plugin owns the checking of the build. It hands docpact's griffe extension, where
 mkdocstrings lists it, a checker of its own, so every package mkdocstrings loads is checked
@@ -21,14 +25,17 @@ plugins:
       pyproject: !relative $config_dir/pyproject.toml  # the default
 ```
 
-`mkdocs serve` also watches the `pyproject.toml` and the claims contract's `properties`,
-so the boxes and the findings follow an edit of a contract or a property test.
+`mkdocs serve` also watches the `pyproject.toml`, the claims contract's `properties` and the
+folders of its `results`, so the boxes and the findings follow an edit of a contract or a
+property test, and a new test run.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,40 +64,80 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
     from docpact._kinds.claims.analysis import Analysis
+    from docpact._kinds.claims.results import State
     from docpact._model.config import Config
     from docpact._readers.markdown.claims import Block
+    from docpact._readers.python.properties import Binding
 
 __all__ = ["DocpactPlugin"]
 
 logger = logging.getLogger("mkdocs.plugins.docpact")
 
 STYLESHEET = "assets/docpact/claims.css"
-_ICON = (
-    "url(\"data:image/svg+xml;charset=utf-8,<svg xmlns='http://www.w3.org/2000/svg' "
-    "viewBox='0 0 24 24'><path d='M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm-1.5 14.5-4-4 "
-    "1.4-1.4 2.6 2.6 5.6-5.6 1.4 1.4z'/></svg>\")"
-)
-_CSS = f"""\
-:root {{
-  --docpact-claim-color: #00796b;
-  --docpact-claim-icon: {_ICON};
+
+
+def _svg(path: str) -> str:
+    return (
+        "url(\"data:image/svg+xml;charset=utf-8,<svg xmlns='http://www.w3.org/2000/svg' "
+        f"viewBox='0 0 24 24'><path d='{path}'/></svg>\")"
+    )
+
+
+# A state's colour and icon: a check mark for passed alone.
+_STATES = {
+    "passed": (
+        "#00796b",
+        "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm-1.5 14.5-4-4 1.4-1.4 2.6 2.6 5.6-5.6 1.4 1.4z",
+    ),
+    "failed": (
+        "#c62828",
+        "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm3.6 5 1.4 1.4-3.6 3.6 3.6 "
+        "3.6-1.4 1.4-3.6-3.6L8.4 17 7 15.6l3.6-3.6L7 8.4 8.4 7l3.6 3.6z",
+    ),
+    "unknown": (
+        "#607d8b",
+        "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zM7 11h10v2H7z",
+    ),
+}
+_CLASSES = {
+    "passed": "passed",
+    "failed": "failed",
+    "skipped": "unknown",
+    "stale": "unknown",
+    "not-run": "unknown",
+    "suspect": "unknown",
+}
+_CSS = (
+    "".join(
+        f"""\
+.md-typeset .admonition.docpact-claim.docpact-{state} {{
+  border-color: {colour};
 }}
-.md-typeset .admonition.docpact-claim {{
-  border-color: var(--docpact-claim-color);
-}}
-.md-typeset .docpact-claim > .admonition-title {{
-  background-color: rgb(0 121 107 / 10%);
-}}
-.md-typeset .docpact-claim > .admonition-title::before {{
-  background-color: var(--docpact-claim-color);
-  -webkit-mask-image: var(--docpact-claim-icon);
-  mask-image: var(--docpact-claim-icon);
-}}
-.md-typeset .docpact-claim-check {{
-  color: var(--md-default-fg-color--light, inherit);
-  font-size: 0.85em;
+.md-typeset .docpact-claim.docpact-{state} > .admonition-title::before {{
+  background-color: {colour};
+  -webkit-mask-image: {_svg(path)};
+  mask-image: {_svg(path)};
 }}
 """
+        for state, (colour, path) in _STATES.items()
+    )
+    + """\
+.md-typeset .docpact-claim > .admonition-title {
+  background-color: rgb(96 125 139 / 10%);
+}
+.md-typeset .docpact-claim.docpact-passed > .admonition-title {
+  background-color: rgb(0 121 107 / 10%);
+}
+.md-typeset .docpact-claim.docpact-failed > .admonition-title {
+  background-color: rgb(198 40 40 / 10%);
+}
+.md-typeset .docpact-claim-check {
+  display: block;
+  font-size: max(0.875em, 14px);
+  line-height: 1.5;
+}
+"""
+)
 
 
 class _Options(base.Config):
@@ -133,7 +180,12 @@ class DocpactPlugin(BasePlugin[_Options]):
         claims = next((c for c in project.contracts if c.kind == CLAIMS.name), None)
         self._analysis = None if claims is None else analyse(claims, project)
         properties = () if claims is None else claims.properties
-        self._watched = (Path(pyproject), *(project.root / path for path in properties))
+        results = () if claims is None else map(_folder, claims.results)
+        self._watched = (
+            Path(pyproject),
+            *(project.root / path for path in properties),
+            *(project.root / path for path in results),
+        )
         if claims is not None and "admonition" not in config.markdown_extensions:
             msg = (
                 "the docpact plugin makes claim boxes with the admonition extension; add it "
@@ -146,10 +198,11 @@ class DocpactPlugin(BasePlugin[_Options]):
     def on_serve(
         self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[[], None]
     ) -> LiveReloadServer:
-        """Watch the `pyproject.toml` and each of the claims contract's `properties` there is.
+        """Watch the `pyproject.toml`, the claims contract's `properties` and results folders.
 
         MkDocs watches the docs and `mkdocs.yml`; an edit of these rebuilds the site too, so
-        its claim boxes and findings follow a contract or a property test as they change.
+        its claim boxes and findings follow a contract, a property test and a test run as
+        they change. A path that does not exist when the server starts is not watched.
         """
         for path in self._watched:
             if path.exists():
@@ -227,6 +280,16 @@ def _is_docpact(name: object) -> bool:
     return module in _DOCPACT_EXTENSION and attribute in ("", "ContractExtension")
 
 
+def _folder(pattern: str) -> str:
+    """The folder a results glob pattern searches: its parts before the first wildcard."""
+    parts = pattern.split("/")
+    fixed = list(itertools.takewhile(lambda part: not _WILDCARD.search(part), parts))
+    return "/".join(fixed[: len(parts) - 1]) or "."
+
+
+_WILDCARD = re.compile(r"[*?\[]")
+
+
 def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:
     marker = lines[block.line - 1]
     indent = marker[: len(marker) - len(marker.lstrip())]
@@ -236,14 +299,37 @@ def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:
     ]
     bound = analysis.bound(block.argument)
     if len(bound) == 1:
-        binding = bound[0]
-        runner = analysis.command(binding)
-        check = f"Checked by `{binding.function}` in `{binding.path}`, run by `{runner}`."
+        state = analysis.state(bound[0])
+        check = _result(bound[0], state, analysis)
+        status = state.status
     elif bound:
-        check = f"Bound to {len(bound)} properties, which docpact check reports."
+        check, status = f"Bound to {len(bound)} properties, which docpact check reports.", ""
     else:
-        check = "No property checks this claim yet."
-    box = [f'!!! docpact-claim "Claim {block.argument}"', ""]
+        check, status = "No property checks this claim yet.", ""
+    title = block.title or f"Claim {block.argument}"  # a title holds no double quote
+    classes = f"docpact-claim docpact-{_CLASSES.get(status, 'unknown')}"
+    box = [f'!!! {classes} "{title}"', ""]
     box += [f"    {line}" if line.strip() else "" for line in body]
-    box += ["", f'    <span class="docpact-claim-check">{check}</span>']
+    box += [
+        "",
+        f'    <span class="docpact-claim-check" data-state="{status or "unbound"}">{check}</span>',
+    ]
     return [f"{indent}{line}" if line else "" for line in box]
+
+
+def _result(binding: Binding, state: State, analysis: Analysis) -> str:
+    """A box's last line: the property, the command that runs it, and its result."""
+    runner = analysis.command(binding)
+    checked = f"`{binding.function}` in `{binding.path}`"
+    run = state.run
+    if run is None:
+        return f"Not run in this build: {checked} checks it; run `{runner}` to see its result."
+    ran = f"`nox -s {run.session}`" if run.session else "pytest"
+    on = f"commit `{run.commit[:12]}`" if run.commit else "a checkout without git"
+    if run.dirty:
+        on += " with uncommitted changes"
+    if state.status == "stale":
+        why = "its code changed since it last ran" if state.changed else "it last ran"
+        return f"Not run on this commit: {checked} checks it; {why} in {ran} on {on}."
+    word = {"passed": "Passed", "failed": "Failed", "skipped": "Skipped"}[state.status]
+    return f"{word}: {checked}, run by {ran} on {on}."

@@ -29,6 +29,12 @@ def test_one_row():
     pass
 """
 MKDOCS = "site_name: claims\nmarkdown_extensions:\n  - admonition\n"
+# The last line of the box of one-row, bound to test_one_row, with no results.
+NOT_RUN = (
+    '<span class="docpact-claim-check" data-state="not-run">Not run in this build: '
+    "`test_one_row` in `tests/test_props.py` checks it; run "
+    "`pytest tests/test_props.py::test_one_row` to see its result."
+)
 
 
 def _project(tmp_path: Path, *, properties: str = PROPERTY, mkdocs: str = MKDOCS) -> Path:
@@ -64,11 +70,10 @@ def test_a_paragraph_claim_becomes_a_box_with_its_property_and_session(tmp_path)
     markdown = "# Home\n\n<!-- docpact: claim one-row -->\nA rollout\ncarries 1.\n\nAfter.\n"
     assert _render(project, markdown) == (
         "# Home\n\n"
-        '!!! docpact-claim "Claim one-row"\n\n'
+        '!!! docpact-claim docpact-unknown "Claim one-row"\n\n'
         "    A rollout\n"
         "    carries 1.\n\n"
-        '    <span class="docpact-claim-check">Checked by `test_one_row` in '
-        "`tests/test_props.py`, run by `pytest tests/test_props.py::test_one_row`.</span>\n\n"
+        f"    {NOT_RUN}</span>\n\n"
         "After.\n"
     )
 
@@ -80,7 +85,7 @@ def test_with_a_noxfile_the_box_names_the_nox_command(tmp_path) -> None:
         "import nox\n\n\n@nox.session\ndef b(session):\n    pass\n", encoding="utf-8"
     )
     rendered = _render(project, "<!-- docpact: claim one-row -->\nText.\n")
-    assert "run by `nox -s b`.</span>" in rendered
+    assert "run `nox -s b` to see its result.</span>" in rendered
 
 
 def test_an_indented_claim_keeps_its_indent_and_an_admonition_nests(tmp_path) -> None:
@@ -96,12 +101,11 @@ def test_an_indented_claim_keeps_its_indent_and_an_admonition_nests(tmp_path) ->
     )
     assert _render(project, markdown) == (
         "- item\n\n"
-        '    !!! docpact-claim "Claim one-row"\n\n'
+        '    !!! docpact-claim docpact-unknown "Claim one-row"\n\n'
         '        !!! note "Title"\n'
         "            Body.\n\n"
         "            More.\n\n"
-        '        <span class="docpact-claim-check">Checked by `test_one_row` in '
-        "`tests/test_props.py`, run by `pytest tests/test_props.py::test_one_row`.</span>\n"
+        f"        {NOT_RUN}</span>\n"
         "- next\n"
     )
 
@@ -239,7 +243,7 @@ def test_a_strict_build_renders_the_box(tmp_path) -> None:
     config = load_mkdocs_config(str(project / "mkdocs.yml"), site_dir=str(tmp_path / "out"))
     build(config)
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
-    assert '<div class="admonition docpact-claim">' in html
+    assert '<div class="admonition docpact-claim docpact-unknown">' in html
     assert '<p class="admonition-title">Claim one-row</p>' in html
     assert "<code>test_one_row</code>" in html
     assert (tmp_path / "out" / STYLESHEET).read_text(encoding="utf-8") == _CSS
@@ -285,9 +289,10 @@ def test_the_plugin_logs_each_finding_of_a_build_once_as_an_error(tmp_path, capl
 def test_the_box_of_an_unbound_claim_ends_saying_no_property_checks_it(tmp_path) -> None:
     project = _project(tmp_path)
     assert _render(project, "<!-- docpact: claim two-rows -->\nTwo rows.\n") == (
-        '!!! docpact-claim "Claim two-rows"\n\n'
+        '!!! docpact-claim docpact-unknown "Claim two-rows"\n\n'
         "    Two rows.\n\n"
-        '    <span class="docpact-claim-check">No property checks this claim yet.</span>\n'
+        '    <span class="docpact-claim-check" data-state="unbound">No property checks this claim '
+        "yet.</span>\n"
     )
 
 
@@ -297,9 +302,8 @@ def test_a_less_indented_line_of_an_indented_claim_joins_the_box_at_its_indent(t
     markdown = "- item\n\n    <!-- docpact: claim one-row -->\n    A rollout\n  carries 1.\n"
     assert _render(project, markdown) == (
         "- item\n\n"
-        '    !!! docpact-claim "Claim one-row"\n\n'
+        '    !!! docpact-claim docpact-unknown "Claim one-row"\n\n'
         "        A rollout\n"
         "        carries 1.\n\n"
-        '        <span class="docpact-claim-check">Checked by `test_one_row` in '
-        "`tests/test_props.py`, run by `pytest tests/test_props.py::test_one_row`.</span>\n"
+        f"        {NOT_RUN}</span>\n"
     )

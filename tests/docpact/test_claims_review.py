@@ -729,7 +729,7 @@ def test_claims_without_a_claims_contract_exits_2(
             'properties = ["tests"]\nobject = "a.b"',
             CONTRACT_LINE,
             "tool.docpact.contract[0] has unknown keys ['object']; a claims contract takes "
-            "['kind', 'pages', 'properties', 'session', 'words']",
+            "['kind', 'pages', 'properties', 'results', 'session', 'words']",
         ),
     ],
     ids=["missing pages", "empty pages", "page outside", "absolute", "words", "session", "key"],

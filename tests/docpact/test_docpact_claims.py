@@ -181,7 +181,7 @@ def test_lowercase_words_joined_by_single_hyphens_are_valid_ids(claim_id: str) -
 
 
 @pytest.mark.parametrize(
-    "claim_id", ["Mass", "mass--x", "1mass", "mass_x", "-mass", "mass-", "mass per row"], ids=str
+    "claim_id", ["Mass", "mass--x", "1mass", "mass_x", "-mass", "mass-"], ids=str
 )
 def test_an_invalid_claim_id_is_a_problem_at_the_marker(claim_id: str) -> None:
     assert problems(f"Intro.\n\n<!-- docpact: claim {claim_id} -->\nText.\n") == [

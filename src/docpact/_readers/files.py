@@ -28,6 +28,7 @@ __all__ = [
     "Unreadable",
     "copy_files",
     "git_files",
+    "git_head",
     "kind",
     "parse_python",
     "read_error",
@@ -211,6 +212,35 @@ def git_files(folder: Path) -> list[str] | None:
     if listed.returncode != 0:
         return None
     return [name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
+def git_head(folder: Path) -> tuple[str | None, bool]:
+    """The commit a checkout stands on, and whether its tracked files differ from it.
+
+    Args:
+        folder: A folder of a git checkout.
+
+    Returns:
+        The full hex id of ``HEAD``, or None where git is missing, knows no checkout or the
+        checkout has no commit yet; and whether a tracked file has uncommitted changes
+        (False without a commit).
+    """
+    git = shutil.which("git")
+    if git is None:
+        return None, False
+    command = [git, "-C", str(folder)]
+    head = subprocess.run(
+        [*command, "rev-parse", "--verify", "-q", "HEAD"], capture_output=True, check=False
+    )
+    commit = head.stdout.decode("ascii", "replace").strip()
+    if head.returncode != 0 or not commit:
+        return None, False
+    status = subprocess.run(
+        [*command, "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        check=False,
+    )
+    return commit, status.returncode != 0 or bool(status.stdout.strip())
 
 
 def copy_files(source: Path, names: list[str], destination: Path) -> None:

@@ -6,8 +6,9 @@ functions carry `@docpact.claim("ID", reviewed=...)`. Its rules, in order: the m
 well-formed and the IDs unique (DP012); every claim has exactly one property (DP013); every
 property names a claim that exists, and a session of `noxfile.py` (DP014); each claim's text
 and its property's code still have the fingerprints recorded when the one was last reviewed
-against the other (DP015); and outside claim blocks, no sentence uses a claim word without a
-written `not-a-claim` reason (DP016).
+against the other (DP015); outside claim blocks, no sentence uses a claim word without a
+written `not-a-claim` reason (DP016); and no property failed in the results of a test run
+on the commit checked, the files pytest's `--docpact-results` writes (DP018).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ CLAIMS = Kind(
     name="claims",
     summary="every claim on the listed pages is bound to one property, reviewed against its text",
     required=frozenset({"pages", "properties"}),
-    optional=frozenset({"words", "session"}),
+    optional=frozenset({"words", "session", "results"}),
     noun="claim",
     rules=RULES,
     parse=parse,

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
-"""What a claims contract's rules share: its pages' claims and its properties' bindings."""
+"""What a claims contract's rules share: its pages' claims, its properties' bindings, results."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docpact._readers.files import Unreadable, read_text
+from docpact._kinds.claims.results import Run, State, read_runs, state
+from docpact._readers.files import Unreadable, git_head, read_text
 from docpact._readers.markdown.claims import Block, Page, read_page
 from docpact._readers.python.properties import Binding, read_bindings, sessions
 
@@ -30,6 +31,10 @@ class Analysis:
         unreadable: The property files that cannot be read or parsed, as
             `(path, line, message)`.
         sessions: The sessions of `noxfile.py`, `None` without one.
+        runs: The results files the contract's `results` match, in path order.
+        bad_runs: The matched files that are not results files, as `(path, why)`.
+        head: The commit the checkout stands on (`None` without git, or when no results
+            file is there to compare it with), and whether tracked files changed since.
     """
 
     contract: ClaimsContract
@@ -38,6 +43,9 @@ class Analysis:
     bindings: tuple[Binding, ...]
     unreadable: tuple[tuple[str, int, str], ...]
     sessions: frozenset[str] | None
+    runs: tuple[Run, ...] = ()
+    bad_runs: tuple[tuple[str, str], ...] = ()
+    head: tuple[str | None, bool] = (None, False)
 
     @property
     def claims(self) -> list[tuple[str, Block]]:
@@ -62,6 +70,10 @@ class Analysis:
         """The command that runs a binding's property: its nox session, else pytest on it."""
         session = self.session(binding)
         return f"nox -s {session}" if session else f"pytest {binding.path}::{binding.node}"
+
+    def state(self, binding: Binding) -> State:
+        """What the results files say of a binding's property on the commit checked."""
+        return state(binding, self.session(binding), list(self.runs), self.head[0])
 
 
 def claims_analysis(subject: Subject) -> Analysis:
@@ -92,6 +104,7 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
     bindings, unreadable = read_bindings(config.root, contract.properties)
     names = sessions(config.root)
+    runs, bad_runs = read_runs(config.root, contract.results)
     return Analysis(
         contract,
         pages,
@@ -99,6 +112,9 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
         tuple(bindings),
         tuple(unreadable),
         None if names is None else frozenset(names),
+        tuple(runs),
+        tuple(bad_runs),
+        git_head(config.root) if runs else (None, False),
     )
 
 

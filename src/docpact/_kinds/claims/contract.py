@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""A claims contract's keys: its pages, where its properties are, its words and session."""
+"""A claims contract's keys: its pages, its properties, its words, session and results."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from docpact._kinds.claims.results import DEFAULT_RESULTS
 from docpact._model import keys
 from docpact._model.config import Contract
 from docpact._readers.python.properties import SESSION
@@ -40,6 +41,8 @@ class ClaimsContract(Contract):
         words: The claim words (`word*` matches longer words too).
         session: The nox session of a binding that names none; empty when the properties
             run under plain pytest.
+        results: Glob patterns of the results files that pytest's `--docpact-results`
+            writes, relative to the project root.
     """
 
     kind: str = "claims"
@@ -47,10 +50,11 @@ class ClaimsContract(Contract):
     properties: tuple[str, ...] = ()
     words: tuple[str, ...] = DEFAULT_WORDS
     session: str = ""
+    results: tuple[str, ...] = DEFAULT_RESULTS
 
 
 def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
-    """Read a `claims` table: `pages`, `properties`, and optionally `words`, `session`."""
+    """Read a `claims` table: `pages`, `properties`, optionally `words`, `session`, `results`."""
     keys.require(entry, key, "claims", ("pages", "properties"))
     pages = keys.project_paths(entry.get("pages"), f"{key}.pages")
     properties = keys.project_paths(entry.get("properties"), f"{key}.properties")
@@ -67,4 +71,9 @@ def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
     if "session" in entry and (not isinstance(session, str) or not SESSION.fullmatch(session)):
         msg = f"{key}.session must be a nox session name, got {session!r}"
         raise ValueError(msg)
-    return ClaimsContract(pages=pages, properties=properties, words=tuple(words), session=session)
+    results = DEFAULT_RESULTS
+    if "results" in entry:
+        results = keys.project_paths(entry["results"], f"{key}.results")
+    return ClaimsContract(
+        pages=pages, properties=properties, words=tuple(words), session=session, results=results
+    )

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The rules of the claims kind, DP012 to DP016, in the order they run."""
+"""The rules of the claims kind, DP012 to DP016 and DP018, in the order they run."""
 
 from __future__ import annotations
 
@@ -165,6 +165,28 @@ def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
     return findings
 
 
+def _passing(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis = claims_analysis(subject)
+    findings = [
+        (path, 1, f"{path} {why}: delete it, or run the tests again to rewrite it")
+        for path, why in analysis.bad_runs
+    ]
+    for page, block in analysis.claims:
+        for binding in analysis.bound(block.argument):
+            found = analysis.state(binding)
+            if found.status != "failed" or found.run is None:
+                continue
+            run = found.run
+            where = f"in {run.path} (session {run.session})" if run.session else f"in {run.path}"
+            message = (
+                f"claim {block.argument}: its property {binding.function} "
+                f"({binding.path}:{binding.line}) failed on this commit {where}: fix the "
+                f"code, the property or the claim, then run {analysis.command(binding)} again"
+            )
+            findings.append((page, block.line, message))
+    return findings
+
+
 WELL_FORMED = Rule(
     "DP012",
     "every listed claims page exists, and its claim markers "
@@ -206,5 +228,20 @@ CLAIM_WORDS = Rule(
     _claim_words,
 )
 
-RULES = (WELL_FORMED, ONE_PROPERTY_EACH, BOUND_TO_CLAIMS, STILL_REVIEWED, CLAIM_WORDS)
+PASSING = Rule(
+    "DP018",
+    "no claim's property failed in the results that docpact's pytest plugin wrote on the "
+    "commit checked, and each results file the contract's `results` match is readable",
+    "the claim's marker, or the results file",
+    _passing,
+)
+
+RULES = (
+    WELL_FORMED,
+    ONE_PROPERTY_EACH,
+    BOUND_TO_CLAIMS,
+    STILL_REVIEWED,
+    CLAIM_WORDS,
+    PASSING,
+)
 """The claims kind's rules, in the order they run."""

@@ -7,7 +7,10 @@ marker, or an admonition or details block (`!!! note`, `??? note`), which runs t
 its indented body. A marker written in a code span (`` `<!-- docpact: claim ID -->` ``) is
 shown, not read. The claim's text is that block's Markdown with every run of whitespace
 made one space, so that rewrapping the lines changes nothing; its fingerprint is the first
-12 hex digits of the text's SHA-256.
+12 hex digits of the text's SHA-256. A marker may give the claim a title for its box, in
+double quotes after the ID (`<!-- docpact: claim ID "Title" -->`); a titled claim's
+fingerprint is taken of the title, in quotes, a space and the text, so a review covers what
+the box shows.
 
 `<!-- docpact: not-a-claim REASON -->` marks the block after it the same way, as prose that
 uses a claim word (`never`, `exactly`...) without claiming what a property could check; the
@@ -58,6 +61,7 @@ _MARKER = re.compile(
     rf"(?P<indent>[ \t]*){PREFIX}(?P<directive>{_MARKER_NAMES})"
     r"(?P<arguments>(?:(?!-->).)*)-->[ \t]*"
 )
+_ID_AND_TITLE = re.compile(r'(?P<id>[^\s"]*)(?:[ \t]+"(?P<title>[^"]*)")?')
 _HASH_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 
 
@@ -72,6 +76,7 @@ class Block:
         first: The 1-based first line of the block, or 0 when no block follows.
         last: The 1-based last line of the block, or 0 when no block follows.
         text: The block's normalized text (`normalized`).
+        title: A claim's title as its marker gives it, normalized; empty without one.
     """
 
     directive: str
@@ -80,11 +85,12 @@ class Block:
     first: int = 0
     last: int = 0
     text: str = ""
+    title: str = ""
 
     @property
     def fingerprint(self) -> str:
-        """The fingerprint of the block's normalized text."""
-        return fingerprint(self.text)
+        """The fingerprint of the block's normalized text, after its title if it has one."""
+        return fingerprint(f'"{self.title}" {self.text}' if self.title else self.text)
 
 
 @dataclass(frozen=True)
@@ -161,10 +167,16 @@ def read_page(text: str) -> Page:
         if marker is None:
             problems.append((i + 1, _not_alone(line)))
             continue
-        directive, argument = marker["directive"], marker["arguments"].strip()
-        if directive == "claim" and CLAIM_ID.fullmatch(argument) is None:
-            problems.append((i + 1, _bad_id(argument)))
-            continue
+        directive, argument, title = marker["directive"], marker["arguments"].strip(), ""
+        if directive == "claim":
+            named = _ID_AND_TITLE.fullmatch(argument)
+            if named is None or (named["title"] is not None and not named["title"].strip()):
+                problems.append((i + 1, _bad_title(argument)))
+                continue
+            argument, title = named["id"], normalized(named["title"] or "")
+            if CLAIM_ID.fullmatch(argument) is None:
+                problems.append((i + 1, _bad_id(argument)))
+                continue
         if directive == "not-a-claim" and not argument:
             problems.append(
                 (i + 1, "<!-- docpact: not-a-claim --> needs a written reason after it")
@@ -181,7 +193,8 @@ def read_page(text: str) -> Page:
             continue
         first, last = span
         body = "\n".join(lines[first : last + 1])
-        blocks.append(Block(directive, argument, i + 1, first + 1, last + 1, normalized(body)))
+        block = Block(directive, argument, i + 1, first + 1, last + 1, normalized(body), title)
+        blocks.append(block)
     return Page(tuple(blocks), tuple(problems))
 
 
@@ -250,6 +263,13 @@ def _bad_id(argument: str) -> str:
     return (
         f"claim ID {argument!r} is not a valid name: lowercase letters and digits in words "
         "joined by single hyphens, starting with a letter (mass-per-rollout)"
+    )
+
+
+def _bad_title(argument: str) -> str:
+    return (
+        "a claim marker takes an ID and, optionally, a title in double quotes, as "
+        f'<!-- docpact: claim mass-per-rollout "Each rollout\'s mass" -->, got {argument!r}'
     )
 
 

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: MIT
+"""Claim boxes that show real results: pytest writes them, the check and the build read them.
+
+End to end on tests/samples/adopter_project (the package at the root, no noxfile, plain
+pytest with its own marker), made a git checkout: `pytest --docpact-results` on xdist
+workers writes the bound property's outcome with the commit; the strict build shows it
+passed with that commit, fails naming the claim when the property failed, and without
+results shows no check mark.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import mkdocs_build, run_module
+from samples.drift import copy_project, drift
+
+pytestmark = pytest.mark.slow
+
+RESULTS = ".docpact/results/ci.json"
+PAGE = "docs/20-trainer-configuration.md"
+BOX = re.compile(r'<div class="admonition (docpact-claim[^"]*)">.*?</div>', re.DOTALL)
+
+
+def _git(project: Path, *args: str) -> str:
+    command = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args]
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    project = copy_project("adopter_project", tmp_path)
+    (project / ".gitignore").write_text(".docpact/\n", encoding="utf-8")
+    _git(project, "init", "-q")
+    _git(project, "add", ".")
+    _git(project, "commit", "-q", "-m", "start")
+    return project
+
+
+def _pytest(project: Path) -> subprocess.CompletedProcess[str]:
+    """The properties on two xdist workers (the pages' examples share a namespace: not here)."""
+    options = ("-q", "-p", "no:cacheprovider", "-n", "2", f"--docpact-results={RESULTS}")
+    return run_module(project, "pytest", *options, "tests")
+
+
+def _box(project: Path) -> tuple[str, str]:
+    """The built page's one claim box: its classes and its HTML."""
+    html = (project / "site" / "20-trainer-configuration" / "index.html").read_text("utf-8")
+    boxes = BOX.findall(html)
+    assert len(boxes) == 1, boxes
+    return boxes[0], BOX.search(html)[0]
+
+
+def test_xdist_workers_results_reach_the_file_with_the_commit(project: Path) -> None:
+    result = _pytest(project)
+    assert result.returncode == 0, result.stdout
+    written = json.loads((project / RESULTS).read_text(encoding="utf-8"))
+    assert written == {
+        "docpact_results": 1,
+        "session": "",
+        "commit": _git(project, "rev-parse", "HEAD"),
+        "dirty": False,
+        "properties": [
+            {
+                "path": "tests/test_loss.py",
+                "node": "test_each_rollout_carries_one_over_the_trained_rows",
+                "claim": "mass-per-rollout",
+                "code": "f0a5a7b1ea4a",
+                "outcome": "passed",
+            }
+        ],
+    }
+
+
+def test_passed_results_show_passed_with_the_commit_and_a_tick(project: Path) -> None:
+    assert _pytest(project).returncode == 0
+    build = mkdocs_build(project)
+    assert build.returncode == 0, build.stdout
+    classes, box = _box(project)
+    assert classes == "docpact-claim docpact-passed"
+    commit = _git(project, "rev-parse", "HEAD")[:12]
+    assert "Passed: <code>test_each_rollout_carries_one_over_the_trained_rows</code>" in box
+    assert f"run by pytest on commit <code>{commit}</code>." in box
+    assert 'data-state="passed"' in box
+
+
+def test_a_failed_property_fails_the_check_and_the_strict_build_naming_the_claim(
+    project: Path,
+) -> None:
+    drift(project / "agentrl/loss.py", "[advantage / divisor", "[2 * advantage / divisor")
+    _git(project, "commit", "-q", "-am", "a wrong loss")
+    assert _pytest(project).returncode == 1
+    line = (project / PAGE).read_text(encoding="utf-8").splitlines().index(
+        "<!-- docpact: claim mass-per-rollout -->"
+    ) + 1
+    expected = (
+        f"{PAGE}:{line}: DP018 claim mass-per-rollout: its property "
+        "test_each_rollout_carries_one_over_the_trained_rows (tests/test_loss.py:9) failed "
+        f"on this commit in {RESULTS}"
+    )
+    check = run_module(project, "docpact", "check")
+    assert (check.returncode, check.stdout.splitlines()[0][: len(expected)]) == (1, expected)
+    build = mkdocs_build(project)
+    assert build.returncode == 1
+    assert expected in build.stdout
+    # Without --strict the site builds, and the box says what failed, with no tick.
+    assert mkdocs_build(project, strict=False).returncode == 0
+    classes, box = _box(project)
+    assert classes == "docpact-claim docpact-failed"
+    assert "Failed: <code>test_each_rollout" in box
+
+
+def test_without_results_no_box_shows_a_tick(project: Path) -> None:
+    build = mkdocs_build(project)
+    assert build.returncode == 0, build.stdout
+    classes, box = _box(project)
+    assert classes == "docpact-claim docpact-unknown"
+    assert "Not run in this build:" in box
+    assert "pytest tests/test_loss.py::test_each_rollout" in box
+    assert "passed" not in box.lower()
+
+
+def test_results_of_another_commit_say_not_run_on_this_commit(project: Path) -> None:
+    assert _pytest(project).returncode == 0
+    ran_on = _git(project, "rev-parse", "HEAD")[:12]
+    drift(project / "docs/00-index.md", "documented next to", "documented beside")
+    _git(project, "commit", "-q", "-am", "another commit")
+    assert mkdocs_build(project).returncode == 0
+    classes, box = _box(project)
+    assert classes == "docpact-claim docpact-unknown"
+    assert "Not run on this commit:" in box
+    assert f"it last ran in pytest on commit <code>{ran_on}</code>." in box
+
+
+def test_a_results_file_that_is_not_one_is_a_finding_at_its_path(project: Path) -> None:
+    (project / RESULTS).parent.mkdir(parents=True)
+    (project / RESULTS).write_text('{"docpact_results": 1, "session": 5}', encoding="utf-8")
+    check = run_module(project, "docpact", "check")
+    assert check.returncode == 1
+    assert check.stdout.startswith(
+        f"{RESULTS}:1: DP018 {RESULTS} is not a docpact results file: session must be a string"
+    )

@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: MIT
+"""A claim's state from the results files, its box, its title, and the results' recorder."""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+
+import pytest
+
+from docpact._kinds.claims.results import Run, encode, read_runs, state
+from docpact._plugin import _folder
+from docpact._readers.markdown.claims import read_page
+from docpact._readers.python.properties import Binding
+from helpers import run_module
+
+BINDING = Binding("tests/t.py", 3, "test_p", "c", code="aaaaaaaaaaaa", node="test_p")
+KEY = ("tests/t.py", "test_p")
+HEAD = "1" * 40
+
+
+def _run(session: str, outcome: str, *, commit: str = HEAD, code: str = "aaaaaaaaaaaa") -> Run:
+    return Run(f"{session}-{outcome}.json", session, commit, False, {KEY: (code, outcome)})
+
+
+def test_no_results_leave_the_property_not_run() -> None:
+    assert state(BINDING, "tests", [], HEAD).status == "not-run"
+    other = Run("x.json", "tests", HEAD, False, {("tests/t.py", "test_q"): ("a" * 12, "passed")})
+    assert state(BINDING, "tests", [other], HEAD).status == "not-run"
+
+
+def test_a_failure_wins_over_a_pass_and_a_pass_over_a_skip() -> None:
+    runs = [_run("tests", "skipped"), _run("tests", "passed")]
+    assert state(BINDING, "tests", runs, HEAD).status == "passed"
+    found = state(BINDING, "tests", [*runs, _run("tests", "failed")], HEAD)
+    assert (found.status, found.run.path) == ("failed", "tests-failed.json")
+
+
+def test_the_propertys_own_session_is_read_first() -> None:
+    runs = [_run("other", "failed"), _run("tests", "passed")]
+    assert state(BINDING, "tests", runs, HEAD).status == "passed"
+    # With none of its own session's, another session's results say what ran.
+    assert state(BINDING, "verl", runs, HEAD).status == "failed"
+
+
+def test_results_of_another_commit_or_older_code_are_stale() -> None:
+    found = state(BINDING, "tests", [_run("tests", "failed", commit="2" * 40)], HEAD)
+    assert (found.status, found.changed) == ("stale", False)
+    found = state(BINDING, "tests", [_run("tests", "failed", code="b" * 12)], HEAD)
+    assert (found.status, found.changed) == ("stale", True)
+    # Without git then and now, the code's fingerprint alone decides.
+    assert state(BINDING, "tests", [_run("tests", "passed", commit=None)], None).status == "passed"
+    assert state(BINDING, "tests", [_run("tests", "passed")], None).status == "stale"
+
+
+def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
+    entry = {"path": KEY[0], "node": KEY[1], "claim": "c", "code": "a" * 12, "outcome": "passed"}
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "one.json").write_text(encode("tests", HEAD, True, [entry]), "utf-8")
+    (tmp_path / "r" / "empty.json").write_text(encode("", None, False, []), "utf-8")
+    runs, problems = read_runs(tmp_path, ("r/*.json",))
+    assert problems == []
+    assert runs == [
+        Run("r/empty.json", "", None, False, {}),
+        Run("r/one.json", "tests", HEAD, True, {KEY: ("a" * 12, "passed")}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("{", "line 1: Expecting property name enclosed in double quotes"),
+        ("[" * 100_000 + "]" * 100_000, "its JSON nests too deeply"),
+        ('{"docpact_results": 2}', 'it needs "docpact_results": 1'),
+        ('{"docpact_results": 1, "session": "", "commit": 5}', "session must be a string"),
+        (
+            '{"docpact_results": 1, "session": "", "commit": null, "dirty": 0, "properties": []}',
+            "dirty must be true or false",
+        ),
+        (
+            '{"docpact_results": 1, "session": "", "commit": null, "dirty": false, '
+            '"properties": [{"path": "a", "node": "b", "code": "c", "outcome": "ok"}]}',
+            "properties[0] needs the strings path, node, code and an outcome of failed, "
+            "passed, skipped",
+        ),
+    ],
+    ids=["json", "deep", "format", "types", "dirty", "outcome"],
+)
+def test_a_file_that_is_not_a_results_file_says_why(tmp_path: Path, text: str, why: str) -> None:
+    (tmp_path / "r.json").write_text(text, encoding="utf-8")
+    runs, problems = read_runs(tmp_path, ("*.json",))
+    assert runs == []
+    assert len(problems) == 1
+    assert problems[0][0] == "r.json"
+    assert why in problems[0][1]
+
+
+def test_a_results_path_that_is_a_folder_is_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "r.json").mkdir()
+    assert read_runs(tmp_path, ("*.json",)) == (
+        [],
+        [("r.json", "cannot be read: it is a folder, not a file")],
+    )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "folder"),
+    [
+        (".docpact/results/*.json", ".docpact/results"),
+        ("results.json", "."),
+        ("out/*/r.json", "out"),
+        ("**/*.json", "."),
+        ("a/b/c.json", "a/b"),
+    ],
+)
+def test_serve_watches_the_folder_a_results_pattern_searches(pattern: str, folder: str) -> None:
+    assert _folder(pattern) == folder
+
+
+def test_a_title_is_read_and_reviewed_with_the_claim() -> None:
+    (plain,) = read_page("<!-- docpact: claim c -->\nText.\n").claims
+    (titled,) = read_page('<!-- docpact: claim c "A   title" -->\nText.\n').claims
+    assert (plain.title, titled.title, titled.text) == ("", "A title", "Text.")
+    assert plain.fingerprint != titled.fingerprint
+    (retitled,) = read_page('<!-- docpact: claim c "Another" -->\nText.\n').claims
+    assert retitled.fingerprint != titled.fingerprint
+
+
+@pytest.mark.parametrize("arguments", ['c ""', "c Title", 'c "A" b', 'c "A'])
+def test_a_malformed_title_is_a_problem_at_the_marker(arguments: str) -> None:
+    page = read_page(f"Intro.\n\n<!-- docpact: claim {arguments} -->\nText.\n")
+    assert page.claims == ()
+    ((line, message),) = page.problems
+    assert line == 3
+    assert message.startswith("a claim marker takes an ID and, optionally, a title in double")
+
+
+PROJECT = {
+    "pyproject.toml": (
+        "[tool.pytest.ini_options]\naddopts = ['-p', 'no:cacheprovider']\n\n"
+        "[[tool.docpact.contract]]\nkind = 'claims'\npages = ['p.md']\nproperties = ['tests']\n"
+    ),
+    "p.md": "<!-- docpact: claim c -->\nC.\n\n<!-- docpact: claim d -->\nD.\n",
+    "tests/test_p.py": (
+        "import pytest\n\n\n"
+        "@pytest.mark.docpact_claim('c')\n"
+        "@pytest.mark.parametrize('x', [1, 2, 3])\n"
+        "def test_c(x):\n    assert x != 2\n\n\n"
+        "class TestD:\n"
+        "    @pytest.mark.docpact_claim('d')\n"
+        "    def test_d(self):\n        pytest.skip('not here')\n\n\n"
+        "def test_unbound():\n    pass\n"
+    ),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.mark.slow
+def test_the_recorder_gives_a_parametrized_property_one_outcome(tmp_path: Path) -> None:
+    """Any failed item fails the property; a method's node is `Class::name`; unbound: none."""
+    project = _write(tmp_path, PROJECT)
+    result = run_module(project, "pytest", "-q", "--docpact-results", "out/r.json")
+    assert result.returncode == 1, result.stdout
+    written = json.loads((project / "out" / "r.json").read_text(encoding="utf-8"))
+    outcomes = [(e["node"], e["claim"], e["outcome"]) for e in written["properties"]]
+    assert outcomes == [("TestD::test_d", "d", "skipped"), ("test_c", "c", "failed")]
+    assert (written["commit"], written["dirty"]) == (None, False)  # no git checkout here
+
+
+@pytest.mark.slow
+def test_the_recorder_is_inert_without_its_option_and_refuses_a_project_without_claims(
+    tmp_path: Path,
+) -> None:
+    project = _write(tmp_path, PROJECT)
+    assert run_module(project, "pytest", "-q").returncode == 1  # test_c[2] fails
+    assert not (project / "out").exists()
+    divisor = "object = 'm.f'\noperands = ['a', 'b']\ndocs = ['p.md#x']\n"
+    pyproject = PROJECT["pyproject.toml"].split("kind = ")[0] + divisor
+    (project / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    result = run_module(project, "pytest", "-q", "--docpact-results", "r.json")
+    assert result.returncode == 4, result.stdout  # pytest's usage error
+    assert result.stdout.startswith("ERROR: --docpact-results: ")
+    assert "pyproject.toml has no claims contract to record" in result.stdout
+    (project / "pyproject.toml").write_text("[tool.docpact]\n", encoding="utf-8")
+    result = run_module(project, "pytest", "-q", "--docpact-results", "r.json")
+    assert result.returncode == 4
+    assert result.stdout.startswith("ERROR: --docpact-results: pyproject.toml:1: error: ")
+    assert "Traceback" not in result.stdout
+    assert not (project / "r.json").exists()
+
+
+def test_the_marker_is_registered_for_strict_markers() -> None:
+    from docpact import _pytest_plugin
+
+    lines: list[tuple[str, str]] = []
+    config = types.SimpleNamespace(
+        addinivalue_line=lambda name, line: lines.append((name, line)),
+        getoption=lambda name: None,
+    )
+    _pytest_plugin.pytest_configure(config)  # type: ignore[arg-type]
+    assert [name for name, _ in lines] == ["markers"]
+    assert lines[0][1].startswith("docpact_claim(")
