@@ -110,10 +110,10 @@ _CLASSES = {
 _CSS = (
     "".join(
         f"""\
-.md-typeset .admonition.docpact-claim.docpact-{state} {{
+.admonition.docpact-claim.docpact-{state} {{
   border-color: {colour};
 }}
-.md-typeset .docpact-claim.docpact-{state} > .admonition-title::before {{
+.docpact-claim.docpact-{state} > .admonition-title::before {{
   background-color: {colour};
   -webkit-mask-image: {_svg(path)};
   mask-image: {_svg(path)};
@@ -122,19 +122,20 @@ _CSS = (
         for state, (colour, path) in _STATES.items()
     )
     + """\
-.md-typeset .docpact-claim > .admonition-title {
+.admonition.docpact-claim > .admonition-title {
   background-color: rgb(96 125 139 / 10%);
 }
-.md-typeset .docpact-claim.docpact-passed > .admonition-title {
+.docpact-claim.docpact-passed > .admonition-title {
   background-color: rgb(0 121 107 / 10%);
 }
-.md-typeset .docpact-claim.docpact-failed > .admonition-title {
+.docpact-claim.docpact-failed > .admonition-title {
   background-color: rgb(198 40 40 / 10%);
 }
-.md-typeset .docpact-claim-check {
+.docpact-claim .docpact-claim-check {
   display: block;
-  font-size: max(0.875em, 14px);
-  line-height: 1.5;
+  font-size: 1em;
+  border-top: 1px solid rgb(128 128 128 / 30%);
+  padding-top: 0.4em;
 }
 """
 )

@@ -139,7 +139,7 @@ def test_the_style_sheet_is_added_to_the_site_and_its_files(tmp_path) -> None:
     sheet = files.get_file_from_path(STYLESHEET)
     assert sheet is not None
     assert sheet.content_string == _CSS
-    assert ".md-typeset .admonition.docpact-claim" in _CSS
+    assert ".admonition.docpact-claim.docpact-passed {" in _CSS
     assert "data:image/svg+xml" in _CSS
 
 
