@@ -375,3 +375,34 @@ def test_a_bom_and_an_unclosed_fence_keep_the_anchors_python_markdown_gives() ->
         c["id"] for t in rendered.toc_tokens for c in t["children"]
     ]
     assert [s.anchor for s in sections(page)] == ["first", "code-title"] == ids
+
+
+def _toc_ids(page: str, extension: str) -> list[str]:
+    rendered = markdown.Markdown(extensions=["toc", extension])
+    rendered.convert(page)
+
+    def ids(tokens: list[dict]) -> list[str]:
+        return [i for t in tokens for i in (t["id"], *ids(t["children"]))]
+
+    return ids(rendered.toc_tokens)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "~~~\n# Hidden\n~~~~\n\n# After\n",
+        "~~~~\n# Hidden\n~~~\n\n# After\n",
+        "```\n# Hidden\n````\n\n# After\n",
+        "~~~\n# Hidden\n\n~~~~python\nx = 1\n~~~~\n\n# After\n",
+        "~~~\n# Hidden\n~~~  \n\n# After\n",
+        "~~~\n# Hidden\n~~~\t\n\n# After\n",
+        "~~~~\n# Hidden\n~~~\n~~~~\n\n# After\n",
+    ],
+    ids=["longer", "shorter", "backticks", "then a fence", "spaces", "a tab", "same after"],
+)
+@pytest.mark.parametrize("extension", ["fenced_code", "pymdownx.superfences"])
+def test_a_fence_closes_only_at_the_same_fence_as_python_markdown_reads_it(
+    page: str, extension: str
+) -> None:
+    """Fuzz seed 29: `~~~` at a page's top, then `~~~~python`, hid the headings between."""
+    assert [s.anchor for s in sections(page)] == _toc_ids(page, extension)

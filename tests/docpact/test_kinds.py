@@ -294,16 +294,18 @@ def test_a_kinds_contract_may_list_no_docs(tmp_path: Path) -> None:
             "    ```yaml\n    a:\n      b: 1\n    ```\n",
             "a:\n  b: 1\n",
         ),
-        ("<!-- docpact: config-defaults f.yaml -->\n```yaml\na: 1\n````\n", "a: 1\n"),
+        # Python-Markdown closes a fence at the very same fence only: a longer one is text.
+        ("<!-- docpact: config-defaults f.yaml -->\n```yaml\na: 1\n````\n", None),
+        ("<!-- docpact: config-defaults f.yaml -->\n```yaml\na: 1\n````\n```\t\n", "a: 1\n````\n"),
         ("<!-- docpact: config-defaults f.yaml -->\n```yaml-ish\na: 1\n```\n", None),
         ("<!-- docpact: config-defaults f.yaml -->\ntext\n```yaml\na: 1\n```\n", None),
         ("<!-- docpact: config-defaults f.yaml -->\n```yaml\na: 1\n", None),
     ],
 )
-def test_one_block_finder_reads_indented_blocks_and_longer_fences(
+def test_one_block_finder_reads_indented_blocks_closed_by_the_same_fence(
     page: str, source: str | None
 ) -> None:
-    """The block after a comment: indented in a list item, closed by a longer fence, or none."""
+    """The block after a comment: indented in a list item, closed by its own fence, or none."""
     comment = page.index("-->") + 3
     found = block_after(page, comment)
     assert (found[0] if found else None) == source
@@ -335,7 +337,7 @@ def test_a_block_follows_its_comment_after_blank_lines_only(page: str, source: s
     ("block", "rest"),
     [
         ("```yaml\na: 1\n```", "\nafter\n"),
-        ("~~~yaml\na: 1\n~~~~~", "\n"),
+        ("~~~~~yaml\na: 1\n~~~~~", "\n"),
         ("  ```yaml\n  a: 1\n  ```  ", "\n\n```\n"),
         ("```yaml\na: 1\n```", ""),
     ],

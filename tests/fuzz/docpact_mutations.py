@@ -181,6 +181,8 @@ def _long_name(draw: st.DrawFn, rnd: random.Random, project: Project) -> list[st
     }[where]
     holders = [table] if where == "paths" else _list(table.get("contract"))
     holders = [h for h in holders if isinstance(h, dict) and (where in h or where == "paths")]
+    # A value that toml-type swapped keeps its wrong type: the case must still be refused.
+    holders = [h for h in holders if where not in h or type(h[where]) is type(value)]
     for holder in holders:
         holder[where] = value
     return [] if holders else None

@@ -87,7 +87,8 @@ def block_after(text: str, end: int) -> tuple[str, int] | None:
     if opening is None or opening["quote"] or not _YAML_INFO.fullmatch(opening["info"]):
         return None
     fence, indent = opening["fence"], len(opening["indent"])
-    closing = re.compile(rf"[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*")
+    # Closed, as Python-Markdown closes a fence, by the very same fence and blanks alone.
+    closing = re.compile(rf"[ \t]*{re.escape(fence)}[ \t]*")
     body = []
     for j in range(i + 1, len(lines)):
         if closing.fullmatch(lines[j]):

@@ -225,8 +225,10 @@ def visible_prose(text: str) -> dict[int, str]:
 def prose_lines(lines: list[str]) -> list[str]:
     """Blank the lines of fenced code blocks, fences included, keeping line numbers.
 
-    A fence that no later fence closes is no fence, as Python-Markdown reads it: its line
-    and the lines after it stay prose.
+    Fences are read as Python-Markdown's `fenced_code` and pymdownx's `superfences` read
+    them: a fence closes only at a line of the very same fence (as many backticks or tildes,
+    no more), with nothing but spaces or tabs after it; a fence that no later line closes is no
+    fence, and its line and the lines after it stay prose.
     """
     closers = _Closers(lines)
     prose = []
@@ -234,8 +236,7 @@ def prose_lines(lines: list[str]) -> list[str]:
     for i, line in enumerate(lines):
         match = FENCE.match(line)
         if fence:
-            closes = match and match["fence"].startswith(fence)
-            if closes and not match["info"].strip():
+            if match and match["fence"] == fence and not match["info"].strip(" \t"):
                 fence = ""
             prose.append("")
         elif (
@@ -251,30 +252,19 @@ def prose_lines(lines: list[str]) -> list[str]:
 
 
 class _Closers:
-    """The lines that could close a fence, by its character: a look-up in linear time."""
+    """The lines that could close a fence, by the fence they close: a look-up in linear time."""
 
     def __init__(self, lines: list[str]) -> None:
-        self.lines: dict[str, list[int]] = {"`": [], "~": []}
-        self.lengths: dict[str, list[int]] = {"`": [], "~": []}
+        self.lines: dict[str, list[int]] = {}
         for i, line in enumerate(lines):
             match = FENCE.match(line)
-            if match and not match["info"].strip():
-                self.lines[match["fence"][0]].append(i)
-                self.lengths[match["fence"][0]].append(len(match["fence"]))
-        # The longest closer from each one on: past it, no longer fence can close.
-        self.longest: dict[str, list[int]] = {}
-        for char, lengths in self.lengths.items():
-            longest, run = [0] * len(lengths), 0
-            for n in range(len(lengths) - 1, -1, -1):
-                run = max(run, lengths[n])
-                longest[n] = run
-            self.longest[char] = longest
+            if match and not match["info"].strip(" \t"):
+                self.lines.setdefault(match["fence"], []).append(i)
 
     def closes(self, i: int, fence: str) -> bool:
         """Whether a later line closes the fence opened on line ``i``."""
-        char = fence[0]
-        n = bisect.bisect_right(self.lines[char], i)
-        return n < len(self.lines[char]) and self.longest[char][n] >= len(fence)
+        lines = self.lines.get(fence, [])
+        return bisect.bisect_right(lines, i) < len(lines)
 
 
 def without_front_matter(lines: list[str]) -> list[str]:
