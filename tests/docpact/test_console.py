@@ -139,23 +139,40 @@ def test_a_block_without_a_prompt_shows_commands_and_is_not_run(tmp_path: Path) 
     [
         (
             "<!-- docpact: console tmp +NOSUCH -->\n```console\n$ true\n```\n",
-            "docs/page.md:2: docpact: console takes a tree (project, tmp, copy), doctest flags "
-            "(+ELLIPSIS), status=N and timeout=SECONDS, got '+NOSUCH'",
+            "docs/page.md:2: error: docpact: console takes a tree (project, tmp, copy), "
+            "doctest flags (+ELLIPSIS), status=N and timeout=SECONDS, got '+NOSUCH'",
         ),
         (
             "<!-- docpact: console copy -->\n```console\n$ true\n```\n",
-            "docs/page.md:2: docpact: console copy needs a folder, as console copy tests/x",
+            "docs/page.md:2: error: docpact: console copy needs a folder, as console copy tests/x",
         ),
         (
             "# T\n\n<!-- docpact: console tmp -->\n\nText.\n",
-            "docs/page.md:3: docpact: console must be followed by a console fence",
+            "docs/page.md:3: error: docpact: console must be followed by a console fence",
         ),
         (
             "```console\nout\n$ true\n```\n",
-            "docs/page.md:1: console block shows output before its first $ command: 'out'",
+            "docs/page.md:1: error: console block shows output before its first $ command: 'out'",
+        ),
+        (
+            "<!-- docpact: console copy ../.. -->\n```console\n$ true\n```\n",
+            "docs/page.md:2: error: docpact: console copy takes a folder inside the project, "
+            "as console copy tests/x, got '../..'",
+        ),
+        (
+            "<!-- docpact: console copy /etc -->\n```console\n$ true\n```\n",
+            "docs/page.md:2: error: docpact: console copy takes a folder inside the project, "
+            "as console copy tests/x, got '/etc'",
         ),
     ],
-    ids=["unknown flag", "copy of nothing", "no fence after it", "output first"],
+    ids=[
+        "unknown flag",
+        "copy of nothing",
+        "no fence after it",
+        "output first",
+        "copy out of the root",
+        "copy of an absolute path",
+    ],
 )
 def test_a_malformed_console_block_is_refused_at_its_line(
     tmp_path: Path, text: str, message: str
@@ -177,3 +194,36 @@ def test_docpact_check_reads_a_console_comment_as_a_known_directive(tmp_path: Pa
         "utf-8",
     )
     assert check_project(load_config(pyproject)) == []
+
+
+def test_shown_trailing_blanks_are_no_difference(tmp_path: Path) -> None:
+    """The output's trailing blanks are dropped from what ran and from what is shown alike."""
+    page = _page(tmp_path, "<!-- docpact: console tmp -->\n```console\n$ echo 'a  '\na  \n```\n")
+    assert _run(tmp_path, page) == ["ok"]
+
+
+def test_a_console_comment_shown_in_a_fence_is_not_read(tmp_path: Path) -> None:
+    """A page that shows the comment's syntax in a code block is not refused for it."""
+    text = "```markdown\n<!-- docpact: console tmp -->\n```\n\nText.\n"
+    assert _run(tmp_path, _page(tmp_path, text)) == []
+
+
+def test_a_console_fence_with_attributes_is_run(tmp_path: Path) -> None:
+    """```console title="..." is a console block, run and compared like the others."""
+    page = _page(tmp_path, '```console title="Run it"\n$ echo 3\n2\n```\n')
+    (failure,) = _run(tmp_path, page)
+    assert failure.startswith("line 2: $ echo 3\nExpected:\n    2\nGot:\n    3")
+
+
+def test_a_timeout_kills_what_the_command_started_too(tmp_path: Path) -> None:
+    """At the timeout the command's whole process group ends, its children included."""
+    marker = tmp_path / "child.pid"
+    script = f"sh -c 'echo $$ > {marker}; exec sleep 30' & wait"
+    page = _page(
+        tmp_path, f"<!-- docpact: console tmp timeout=1 -->\n```console\n$ {script}\n```\n"
+    )
+    (failure,) = _run(tmp_path, page)
+    assert failure.endswith("did not end within 1 s")
+    stat = Path("/proc", marker.read_text(encoding="utf-8").strip(), "stat")
+    # Killed, it is gone, or a zombie until something reaps it (state Z, after the name).
+    assert not stat.exists() or stat.read_text().rpartition(")")[2].split()[0] == "Z"

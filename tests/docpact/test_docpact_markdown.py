@@ -406,3 +406,20 @@ def test_a_fence_closes_only_at_the_same_fence_as_python_markdown_reads_it(
 ) -> None:
     """Fuzz seed 29: `~~~` at a page's top, then `~~~~python`, hid the headings between."""
     assert [s.anchor for s in sections(page)] == _toc_ids(page, extension)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "Intro.\n\n    Title\n---\n\n# After\n",
+        "\tTitle\n---\n\n# After\n",
+        "Text\n\n    code\n# Real\n",
+        "- item\n\n    Title\n    ---\n\n# After\n",
+        "1. item\n\n    # Inside\n\n    more\n\n        code\n    ---\n\n# After\n",
+        "  Title\n---\n\n# After\n",
+    ],
+    ids=["code", "a tab", "code then a heading", "list item", "numbered item", "3 spaces"],
+)
+def test_an_indented_block_is_code_unless_it_continues_a_list_item(page: str) -> None:
+    """Four columns make a code block, whose lines are no heading, but in a list item."""
+    assert [s.anchor for s in sections(page)] == _toc_ids(page, "fenced_code")

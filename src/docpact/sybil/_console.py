@@ -11,15 +11,17 @@ install line, say) and is not run.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import doctest
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from sybil import Region
@@ -27,6 +29,7 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
 from docpact._readers.files import copy_files, git_files
 from docpact._readers.markdown.directives import CONSOLE, PREFIX
+from docpact._readers.markdown.prose import prose_lines
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -123,7 +126,8 @@ class ConsoleParser:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
-        self._fences = FencedCodeBlockLexer("console")
+        # `console`, alone or before attributes (```console title="Run it"), as pages write it.
+        self._fences = FencedCodeBlockLexer(r"console(?:[ \t][^\n]*)?")
 
     def __call__(self, document: Document) -> Iterator[Region]:
         """Yield one region per console fence that holds a `$ ` command.
@@ -139,7 +143,7 @@ class ConsoleParser:
                 follows it, or a block shows output before its first command.
         """
         text = document.text
-        announced = {match.start() for match in _ANY.finditer(text)}
+        announced = _announced(text)
         for region in self._fences(document):
             line = text.count("\n", 0, region.start) + 1
             where = f"{document.path}:{line}"
@@ -156,7 +160,10 @@ class ConsoleParser:
             )
         if announced:
             line = text.count("\n", 0, min(announced)) + 1
-            msg = f"{document.path}:{line}: docpact: console must be followed by a console fence"
+            msg = (
+                f"{document.path}:{line}: error: docpact: console must be followed by a "
+                "console fence"
+            )
             raise ValueError(msg)
 
     def evaluate(self, example: Example) -> str | None:
@@ -186,6 +193,16 @@ class ConsoleParser:
         return None
 
 
+def _announced(text: str) -> set[int]:
+    """Where each `docpact: console` comment starts, but those shown in fenced code."""
+    prose = prose_lines(text.split("\n"))  # a fence's lines blanked, line for line
+    return {
+        match.start()
+        for match in _ANY.finditer(text)
+        if prose[text.count("\n", 0, match.start())].strip()
+    }
+
+
 def _commands(source: str, first: int, where: str) -> list[Command]:
     """The `$ ` commands of a fence's source, from its line `first` on the page."""
     commands: list[Command] = []
@@ -202,7 +219,7 @@ def _commands(source: str, first: int, where: str) -> list[Command]:
                 commands.append(Command(start, text, _joined(want)))
             start, text, want = n, line[2:], []
         elif text is None:
-            msg = f"{where}: console block shows output before its first $ command: {line!r}"
+            msg = f"{where}: error: console block shows output before its first $ command: {line!r}"
             raise ValueError(msg)
         elif not want and (line == ">" or line.startswith("> ")):
             text += "\n" + line[2:]
@@ -213,7 +230,8 @@ def _commands(source: str, first: int, where: str) -> list[Command]:
 
 
 def _joined(lines: list[str]) -> str:
-    return "".join(f"{line}\n" for line in lines)
+    """The output shown, its lines' trailing blanks dropped as they are from what ran."""
+    return "".join(f"{line.rstrip()}\n" for line in lines)
 
 
 def _session(arguments: str, commands: list[Command], where: str) -> Session:
@@ -224,9 +242,18 @@ def _session(arguments: str, commands: list[Command], where: str) -> Session:
         tree = words.pop(0)
         if tree == "copy":
             if not words or words[0].startswith(("+", "-")) or "=" in words[0]:
-                msg = f"{where}: docpact: console copy needs a folder, as console copy tests/x"
+                msg = (
+                    f"{where}: error: docpact: console copy needs a folder, as console copy tests/x"
+                )
                 raise ValueError(msg)
             folder = words.pop(0)
+            parts = PurePosixPath(folder.replace("\\", "/")).parts
+            if not parts or parts[0] == "/" or ".." in parts or ":" in parts[0]:
+                msg = (
+                    f"{where}: error: docpact: console copy takes a folder inside the project, "
+                    f"as console copy tests/x, got {folder!r}"
+                )
+                raise ValueError(msg)
     for word in words:
         key, _, value = word.partition("=")
         if word[:1] in "+-" and word[1:] in doctest.OPTIONFLAGS_BY_NAME:
@@ -238,8 +265,8 @@ def _session(arguments: str, commands: list[Command], where: str) -> Session:
             timeout = float(value)
         else:
             msg = (
-                f"{where}: docpact: console takes a tree ({', '.join(TREES)}), doctest flags "
-                f"(+ELLIPSIS), status=N and timeout=SECONDS, got {word!r}"
+                f"{where}: error: docpact: console takes a tree ({', '.join(TREES)}), "
+                f"doctest flags (+ELLIPSIS), status=N and timeout=SECONDS, got {word!r}"
             )
             raise ValueError(msg)
     return Session(tree, folder, status, flags, timeout, tuple(commands))
@@ -309,21 +336,36 @@ def _run(command: str, folder: Path, timeout: float) -> tuple[int | None, str]:
         "PYTHON_COLORS": "0",
         "PYTHONUNBUFFERED": "1",
     }
-    try:
-        done = subprocess.run(
-            [shell, "-c", command],
-            cwd=folder,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return None, ""
-    got = done.stdout.decode("utf-8", "replace")
+    # A session of its own: at the timeout the command's whole process group is killed,
+    # the children a shell left running included.
+    with subprocess.Popen(
+        [shell, "-c", command],
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    ) as process:
+        try:
+            output, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            return None, ""
+        finally:
+            _kill_group(process)  # what the command left running in the background
+    got = output.decode("utf-8", "replace")
     for path in sorted({str(folder.resolve()), str(folder)}, key=len, reverse=True):
         got = got.replace(path + os.sep, "./").replace(path, ".")
     got = "".join(f"{line.rstrip()}\n" for line in got.splitlines())
-    return done.returncode, got
+    return process.returncode, got
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill a command's process group (the command alone where there are none), and reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if hasattr(os, "killpg"):
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    process.wait()

@@ -158,12 +158,35 @@ def _headings(lines: list[str]) -> list[tuple[int, int, int, str]]:
             else:
                 return
 
-    start = 0
+    start, in_list = 0, False
     for i, line in enumerate([*lines, ""]):
-        if not line.strip():
+        if line.strip():
+            continue
+        if start < i and lines[start].expandtabs(4).startswith(_CODE_INDENT):
+            if in_list:  # the next paragraph of the list's last item: its own blocks
+                inner = [_dedent(line) for line in lines[start:i]]
+                found += [(a + start, b + start, *rest) for a, b, *rest in _headings(inner)]
+            else:  # an indented code block, then the rest of the block, read again
+                code = start
+                while code < i and lines[code].expandtabs(4).startswith(_CODE_INDENT):
+                    code += 1
+                block(code, i)
+        elif start < i:
+            in_list = bool(_LIST_ITEM.match(lines[start]))
             block(start, i)
-            start = i + 1
+        start = i + 1
     return found
+
+
+# Python-Markdown's: 4 columns make code, unless the block continues a list item.
+_CODE_INDENT = " " * 4
+_LIST_ITEM = re.compile(r"[ ]{0,3}(?:[*+-]|\d+\.)[ \t]+")
+
+
+def _dedent(line: str) -> str:
+    """A line of a list item's indented paragraph, the item's 4 columns dropped."""
+    expanded = line.expandtabs(4)
+    return expanded[4:] if expanded.startswith(_CODE_INDENT) else expanded.lstrip(" ")
 
 
 def _without_comments(lines: list[str]) -> list[str]:
