@@ -32,14 +32,17 @@ COLLECTED = {
     "adopt.md": (0, 0),
     "explain.md": (7, 21),
     "index.md": (2, 3),
+    "reference/claims.md": (6, 21),
+    "reference/contracts.md": (11, 43),
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
     "trainer-configuration.md": (20, 79),
-    "verification.md": (18, 65),
+    "verification.md": (1, 1),
+    "verl-actor-update.md": (0, 0),
     "verl.md": (11, 49),
 }
 # Per page: the console blocks that show commands and their output, each run by the tests.
-CONSOLE = {"verification.md": 2}
+CONSOLE = {"reference/contracts.md": 1, "verification.md": 1}
 # The examples that need verl: skipped with this reason, and this many of them, unless verl
 # is installed (in the `verl` session, where every one of them runs).
 NEEDS_VERL = {
@@ -241,3 +244,50 @@ def test_changing_a_default_in_the_docs_block_fails_it(tmp_path):
     failures = _run_page(root, "trainer-configuration.md")
     assert len(failures) == 1
     assert "rolloutnorm.retention_seed" in failures[0]
+
+
+# A page a reader finishes: at most this many words of prose (outside code, comments and
+# math), with the snippets it includes (`--8<-- "FILE:SECTION"`) counted where they land.
+MOST_WORDS = 2_500
+SNIPPET = re.compile(r'[ \t]*--8<-- "(?P<file>[^":]+)(?::(?P<section>[\w-]+))?"[ \t]*')
+WORD = re.compile(r"[A-Za-z0-9][\w'.-]*")
+
+
+def _included(text: str) -> str:
+    """A page's Markdown with each snippet line replaced by what it includes."""
+    lines = []
+    for line in text.split("\n"):
+        match = SNIPPET.fullmatch(line)
+        if match is None:
+            lines.append(line)
+            continue
+        included = (ROOT / match["file"]).read_text(encoding="utf-8")
+        if section := match["section"]:
+            start = included.index(f"--8<-- [start:{section}]")
+            included = included[included.index("\n", start) : included.index(f"[end:{section}]")]
+        lines += included.split("\n")
+    return "\n".join(lines)
+
+
+def prose_words(page: Path) -> int:
+    """The words of a page's prose: what a reader reads outside code blocks and comments."""
+    from docpact._readers.markdown.prose import visible_prose
+
+    prose = visible_prose(_included(page.read_text(encoding="utf-8")))
+    return sum(len(WORD.findall(line)) for line in prose.values())
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_is_longer_than_a_reader_finishes(page: str) -> None:
+    words = prose_words(DOCS / page)
+    assert words <= MOST_WORDS, f"docs/{page} has {words} words of prose, over {MOST_WORDS}"
+
+
+def test_the_word_count_leaves_code_comments_and_math_out(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_text(
+        "# Two words\n\nOne two three.\n\n```python\nnot = counted\n```\n\n<!-- hidden -->\n"
+        "\n$$\nx = y\n$$\n",
+        encoding="utf-8",
+    )
+    assert prose_words(page) == 5

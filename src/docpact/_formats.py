@@ -3,7 +3,7 @@
 
 `text` and `github` print one line per finding. `json` and `sarif` print one document,
 findings or none, for a program to read: `json` in docpact's own shape, whose `version`
-changes with any change to it (docs/verification.md describes it), `sarif` as SARIF 2.1.0,
+changes with any change to it (docs/reference/contracts.md describes it), `sarif` as SARIF 2.1.0,
 which code scanning services read. Both name each finding's rule by the summary the registry
 gives it, and SARIF lists every rule of the registry, the registered kinds' included.
 """

@@ -365,7 +365,9 @@ TICK = "5.6-5.6"
 
 
 @WHERE
-@pytest.mark.parametrize("path", ["trainer-configuration.html", "verl.html"])
+@pytest.mark.parametrize(
+    "path", ["trainer-configuration.html", "verl.html", "verl-actor-update.html"]
+)
 def test_each_claim_shows_in_a_box_naming_its_property(open_page, path, served) -> None:
     """One box per claim, titled, naming its property, in the state its results give.
 

@@ -350,19 +350,20 @@ def test_words_pattern_does_not_match_inside_hyphenated_words() -> None:
 
 
 def test_the_repository_pages_have_their_claims() -> None:
-    """The trainer page has the three mass claims, the verl page the dp_size and real-loop ones."""
+    """The trainer page has the three mass claims, the verl pages the dp_size and real-loop ones."""
     pages = {
         name: read_page((DOCS / name).read_text(encoding="utf-8"))
-        for name in ("trainer-configuration.md", "verl.md")
+        for name in ("trainer-configuration.md", "verl.md", "verl-actor-update.md")
     }
     assert {name: page.problems for name, page in pages.items()} == {
         "trainer-configuration.md": (),
         "verl.md": (),
+        "verl-actor-update.md": (),
     }
     assert {name: [b.argument for b in page.claims] for name, page in pages.items()} == {
         "trainer-configuration.md": ["mass-per-rollout", "batch-mass", "no-update-compensation"],
-        "verl.md": [
-            "dp-size-sum",
+        "verl.md": ["dp-size-sum"],
+        "verl-actor-update.md": [
             "real-loop-mass",
             "real-loop-steps",
             "real-loop-epochs-and-cap",

@@ -23,7 +23,7 @@ from docpact._formats import JSON_VERSION, SARIF_SCHEMA, render
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
-VERIFICATION = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
+VERIFICATION = Path(__file__).resolve().parents[2] / "docs" / "reference" / "contracts.md"
 JSON_FENCE = re.compile(r"^```json\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
 GUIDE = "docs/guide.md"
