@@ -67,6 +67,7 @@ class Project:
     package: str = "src/pkg"
     page: str = "docs/guide.md"
     tests: str = "tests/test_props.py"
+    swapped: list = dataclasses.field(default_factory=list)  # (holder, key) toml-type changed
 
     def files(self) -> dict[str, str]:
         """Every file's text."""

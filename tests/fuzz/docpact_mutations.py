@@ -111,12 +111,20 @@ def _list(value: object) -> list:
     return value if isinstance(value, list) else []
 
 
-def _toml_type(draw: st.DrawFn, rnd: random.Random, project: Project) -> list[str]:
-    places = _places(project.pyproject)
+def _toml_type(draw: st.DrawFn, rnd: random.Random, project: Project) -> list[str] | None:
+    # A place swapped once keeps its wrong type: a second swap could give it a right one.
+    places = [
+        (holder, key)
+        for holder, key in _places(project.pyproject)
+        if not any(h is holder and k == key for h, k in project.swapped)
+    ]
+    if not places:
+        return None
     # The table itself one time in four (``[tool] docpact = "x"``), else any key.
     holder, key = places[0] if draw(st.integers(0, 3)) == 3 else draw(st.sampled_from(places))
     old = holder[key]
     holder[key] = draw(st.sampled_from([v for v in SWAPS if _type_of(v) is not _type_of(old)]))
+    project.swapped.append((holder, key))
     return ["refused"]
 
 

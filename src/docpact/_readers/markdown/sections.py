@@ -70,7 +70,9 @@ def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     from docpact._model.config import DEFAULT_HEADINGS
 
     style = style or DEFAULT_HEADINGS
-    lines = page_lines(text.removeprefix("\ufeff"))  # as MkDocs reads a page
+    # The text as read_text gives it: one byte-order mark dropped, as MkDocs drops it; a
+    # second one is a character of the first line, which Python-Markdown then reads as text.
+    lines = page_lines(text)
     prose = _without_comments(prose_lines(without_front_matter(lines)))
     if style.blocks:
         prose = _unblocked(prose)
