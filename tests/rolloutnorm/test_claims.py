@@ -162,7 +162,7 @@ def _epoch_masses(trained, order: list[int]) -> tuple[dict[Hashable, float], dic
     return masses, tokens
 
 
-@claim("no-update-compensation", reviewed="f6aa9f26ec2c/acea96cc3fcc")
+@claim("no-update-compensation", reviewed="d8c4298a8f0d/acea96cc3fcc")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_no_update_compensation(batch: RolloutBatch, data: st.DataObject) -> None:
