@@ -453,7 +453,7 @@ def test_the_plot_needs_its_extra(batch, capsys, monkeypatch):
     assert run(capsys, "batch.jsonl", "--plot", "mass.png") == (
         2,
         "",
-        "--plot needs matplotlib: pip install 'rolloutnorm[plot]'\n",
+        "--plot needs matplotlib: pip install matplotlib\n",
     )
     assert not Path("mass.png").exists()
 

@@ -17,7 +17,7 @@ try:
     import verl
     from verl.trainer.ppo.core_algos import get_policy_loss_fn, register_policy_loss
 except ImportError as error:
-    msg = "rolloutnorm.verl needs verl, which is optional: pip install 'rolloutnorm[verl]'"
+    msg = "rolloutnorm.verl needs verl, which is optional: pip install 'verl>=0.8.0,<0.10'"
     raise ImportError(msg, name=error.name) from error
 
 from packaging.requirements import Requirement
@@ -92,5 +92,8 @@ def _supported_verl() -> Requirement:
         requirement = Requirement(line)
         if requirement.name == "verl":
             return requirement
-    msg = "rolloutnorm's metadata names no verl requirement: reinstall rolloutnorm[verl]"
+    msg = (
+        "rolloutnorm's metadata names no verl requirement: reinstall rolloutnorm with its "
+        "verl extra"
+    )
     raise RolloutNormError(msg)

@@ -88,7 +88,7 @@ def get_parser() -> argparse.ArgumentParser:
         "--plot",
         type=Path,
         metavar="FILE",
-        help="also write a bar chart of every rollout's mass (needs the extra rolloutnorm[plot])",
+        help="also write a bar chart of every rollout's mass (needs matplotlib, the plot extra)",
     )
     explain.add_argument(
         "--verbose",

@@ -3,7 +3,9 @@
 
 matplotlib comes with the ``plot`` extra and is imported only when a plot is asked for; a
 rollout with no trained row is marked ``dropped`` under its bar, and its tick label is
-shown in red while the rollouts are few enough to label.
+shown in red while the rollouts are few enough to label. The legend stands above the axes,
+clear of the bars. An SVG or PDF of the same batch is the same file on every run (no date,
+fixed ids), so docs/assets/explain-masses.svg is checked against what the command writes.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ def write_plot(explanation: Explanation, path: Path) -> Path:
             be written.
     """
     try:
+        from matplotlib import rc_context
         from matplotlib.figure import Figure
     except ImportError:
-        msg = "--plot needs matplotlib: pip install 'rolloutnorm[plot]'"
+        msg = "--plot needs matplotlib: pip install matplotlib"
         raise RolloutNormError(msg) from None
     count = len(explanation.rollout_ids)
     positions = np.arange(count)
@@ -79,11 +82,13 @@ def write_plot(explanation: Explanation, path: Path) -> Path:
         f"{explanation.source}: {plan.num_trained_rows} of {plan.num_rows} rows trained, "
         f"{explanation.distinct_trained_rollouts} rollouts"
     )
-    axes.legend(loc="upper right", fontsize="small")
+    figure.legend(loc="outside upper center", fontsize="small")
     if not path.suffix:
         path = path.with_name(f"{path.name}.png")
+    undated = {".svg": {"Date": None}, ".pdf": {"CreationDate": None}}.get(path.suffix.lower())
     try:
-        figure.savefig(path)
+        with rc_context({"svg.hashsalt": "rolloutnorm"}):
+            figure.savefig(path, metadata=undated)
     except (OSError, ValueError) as error:
         msg = f"--plot {path}: cannot be written: {error}"
         raise RolloutNormError(msg) from None
