@@ -291,3 +291,19 @@ def test_the_word_count_leaves_code_comments_and_math_out(tmp_path: Path) -> Non
         encoding="utf-8",
     )
     assert prose_words(page) == 5
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_shown_traceback_names_public_error_classes(page: str) -> None:
+    """An exception a page shows is named where users import it, not by a private module."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    private = re.findall(r"^(?:\w+\.)*_\w+\.\w+(?:Error|Exception):", text, re.MULTILINE)
+    assert private == [], f"docs/{page} shows {private}"
+
+
+def test_the_public_error_is_named_by_its_public_module() -> None:
+    from rolloutnorm import RolloutNormError
+
+    assert f"{RolloutNormError.__module__}.{RolloutNormError.__qualname__}" == (
+        "rolloutnorm.RolloutNormError"
+    )

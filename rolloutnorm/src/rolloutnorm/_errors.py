@@ -21,3 +21,6 @@ class RolloutNormError(ValueError):
         ...     print(error)
         actor_rollout_ref.rollout.n must be a positive int, got 0
     """
+
+    # Named where users import it: a traceback shows rolloutnorm.RolloutNormError.
+    __module__ = "rolloutnorm"

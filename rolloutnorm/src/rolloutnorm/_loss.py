@@ -59,7 +59,7 @@ class PolicyLossConfig:
         >>> PolicyLossConfig(0.2, 0.2, clip_ratio_c=1.0)  # doctest: +NORMALIZE_WHITESPACE
         Traceback (most recent call last):
         ...
-        rolloutnorm._errors.RolloutNormError: clip_ratio_c must be greater than 1,
+        rolloutnorm.RolloutNormError: clip_ratio_c must be greater than 1,
         got 1.0
     """
 
