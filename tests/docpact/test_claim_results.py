@@ -34,7 +34,9 @@ def _git(project: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # Plain pytest, as the adopter runs it: not the nox session these tests may run in.
+    monkeypatch.delenv("NOX_CURRENT_SESSION", raising=False)
     project = copy_project("adopter_project", tmp_path)
     (project / ".gitignore").write_text(".docpact/\n", encoding="utf-8")
     _git(project, "init", "-q")
