@@ -20,10 +20,15 @@ PAGE = ROOT / "docs" / "explain.md"
 IMAGE = ROOT / "docs" / "assets" / "explain-masses.svg"
 # The command as the page shows it, with the file it writes.
 COMMAND = (
-    "rolloutnorm explain batch.jsonl --set actor_rollout_ref.actor.ppo_mini_batch_size=4 "
-    "--plot masses.svg"
+    "rolloutnorm explain batch.jsonl --plot masses.svg "
+    "--set actor_rollout_ref.actor.ppo_mini_batch_size=4"
 )
 _OPENING = "$ cat > batch.jsonl <<'EOF'"
+
+
+def shown_commands(text: str) -> str:
+    """The page's text with each command's continuation lines (a backslash at the end) joined."""
+    return " ".join(text.replace("\\\n", " ").split())
 
 
 def page_batch(text: str) -> str:
