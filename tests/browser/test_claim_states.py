@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from site_urls import ROOT
+from site_urls import CLAIM_BOXES, ROOT
 
 from docpact import load_config
 from docpact._kinds.claims.analysis import analyse
@@ -22,21 +22,6 @@ from docpact._kinds.claims.results import encode
 from helpers import mkdocs_build
 
 PAGE = "20-trainer-configuration/index.html"
-BOX = """() => {
-    const box = document.querySelector(".admonition.docpact-claim");
-    const title = box.querySelector(".admonition-title");
-    const check = box.querySelector(".docpact-claim-check");
-    return {
-        classes: box.className,
-        title: title.textContent,
-        check: check.textContent,
-        state: check.dataset.state,
-        fontSize: parseFloat(getComputedStyle(check).fontSize),
-        textSize: parseFloat(
-            getComputedStyle(box.querySelector("p:not(.admonition-title)")).fontSize),
-        border: getComputedStyle(box).borderLeftColor,
-    };
-}"""
 
 
 def _git(project: Path, *args: str) -> str:
@@ -91,7 +76,7 @@ def test_the_box_shows_the_state_of_its_results(
     page = browser.new_page()
     try:
         page.goto(page_file.as_uri())
-        box = page.evaluate(BOX)
+        (box,) = page.evaluate(CLAIM_BOXES)
     finally:
         page.close()
     assert box["classes"].split() == [

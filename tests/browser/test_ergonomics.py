@@ -10,15 +10,7 @@ page links home and opens the search, from disk and served.
 from __future__ import annotations
 
 import pytest
-from site_urls import ROOT
-
-DOCS = ROOT / "docs"
-PAGES = sorted(
-    path.relative_to(DOCS).with_suffix(".html").as_posix()
-    for path in DOCS.rglob("*.md")
-    if "hooks" not in path.parts
-)
-WHERE = pytest.mark.parametrize("served", [True, False], ids=["served", "from-disk"])
+from site_urls import PAGES, WHERE
 
 # Each display formula and table: whether it fits, else whether the box it scrolls in shows a
 # shadow at the edge there is more beyond (headless Chromium, as phones, hides scrollbars),

@@ -9,15 +9,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-from site_urls import ROOT, is_inside
+from site_urls import CLAIM_BOXES, DOCS, PAGES, ROOT, WHERE, is_inside
 
-DOCS = ROOT / "docs"
-PAGES = sorted(
-    path.relative_to(DOCS).with_suffix(".html").as_posix()
-    for path in DOCS.rglob("*.md")
-    if "hooks" not in path.parts
-)
-WHERE = pytest.mark.parametrize("served", [True, False], ids=["served", "from-disk"])
 SCREENSHOTS = ROOT / "site-screenshots"
 
 # LaTeX left in a page's text: a command, display dollars, a dollar before a command, or
@@ -346,24 +339,6 @@ def _claims_of(path: str) -> list[tuple[str, str, str, str, str]]:
     return []
 
 
-CLAIM_BOXES = """() => Array.from(document.querySelectorAll(".admonition.docpact-claim"), (box) => {
-    const title = box.querySelector(".admonition-title");
-    const check = box.querySelector(".docpact-claim-check");
-    const rect = box.getBoundingClientRect();
-    return {
-        title: title.textContent,
-        check: check.textContent,
-        state: check.dataset.state,
-        fontSize: parseFloat(getComputedStyle(check).fontSize),
-        textSize: parseFloat(
-            getComputedStyle(box.querySelector("p:not(.admonition-title)")).fontSize),
-        border: getComputedStyle(box).borderLeftColor,
-        icon: getComputedStyle(title, "::before").maskImage
-            || getComputedStyle(title, "::before").webkitMaskImage,
-        width: rect.width,
-        height: rect.height,
-    };
-})"""
 # The border of a box by its state, and the path that only the check mark's icon draws.
 BORDERS = {"passed": "rgb(0, 121, 107)", "failed": "rgb(198, 40, 40)"}
 OTHER_BORDER = "rgb(96, 125, 139)"
