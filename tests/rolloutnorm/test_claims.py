@@ -66,7 +66,7 @@ def _is_close(value: float, expected: float, rtol: float) -> bool:
     return abs(value - expected) <= rtol * abs(expected)
 
 
-@claim("mass-per-rollout", reviewed="45c4ddf15317/a71ce1c1c5d1")
+@claim("mass-per-rollout", reviewed="45c4ddf15317/a71ce1c1c5d1/4f40768d26a6")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_mass_per_rollout(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -106,7 +106,7 @@ def test_mass_per_rollout(batch: RolloutBatch, data: st.DataObject) -> None:
             assert _is_close(mass, 1 / num_trained_rows, MASS_RTOL[batch.dtype]), rollout_id
 
 
-@claim("batch-mass", reviewed="10b06f3b80f9/97be7992ccef")
+@claim("batch-mass", reviewed="10b06f3b80f9/97be7992ccef/4f40768d26a6")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_batch_mass(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -162,7 +162,7 @@ def _epoch_masses(trained, order: list[int]) -> tuple[dict[Hashable, float], dic
     return masses, tokens
 
 
-@claim("no-update-compensation", reviewed="d8c4298a8f0d/acea96cc3fcc")
+@claim("no-update-compensation", reviewed="d8c4298a8f0d/acea96cc3fcc/0770da1631d0")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_no_update_compensation(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -228,7 +228,7 @@ def _loss_config(dp_size: int, low: float, high: float, c: float, verl_style: bo
     )
 
 
-@claim("dp-size-sum", reviewed="bed6ad299e7c/038d6edad8c8")
+@claim("dp-size-sum", reviewed="bed6ad299e7c/038d6edad8c8/007b85740afc")
 @settings(max_examples=200, deadline=None)
 @given(
     batch=rollout_batches(),

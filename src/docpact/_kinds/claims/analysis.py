@@ -102,7 +102,7 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
         except Unreadable as error:
             pages[page] = error
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
-    bindings, unreadable = read_bindings(config.root, contract.properties)
+    bindings, unreadable = read_bindings(config.root, contract.properties, config.paths)
     names = sessions(config.root)
     runs, bad_runs = read_runs(config.root, contract.results)
     return Analysis(
@@ -119,16 +119,22 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
 
 
 def changed(block: Block, binding: Binding) -> tuple[str, ...]:
-    """What changed since a binding's review: `text`, `code`, both, or nothing.
+    """What changed since a binding's review: `text`, `code`, `tested`, some, or nothing.
 
     Args:
         block: The claim.
-        binding: Its property, whose `reviewed` is `TEXT/CODE` (a malformed one differs in
-            both).
+        binding: Its property, whose `reviewed` is `TEXT/CODE/TESTED` (a malformed one
+            differs in every part; one without `TESTED`, written before the code under test
+            was reviewed, differs in that part).
 
     Returns:
-        The parts whose fingerprint is not the one recorded, in that order.
+        The parts whose fingerprint is not the one recorded, in that order: the claim's
+        text, the property's code, the code under test.
     """
-    text, _, code = binding.reviewed.partition("/")
-    pairs = (("text", text, block.fingerprint), ("code", code, binding.code))
+    text, code, tested = ([*binding.reviewed.split("/"), "", ""])[:3]
+    pairs = (
+        ("text", text, block.fingerprint),
+        ("code", code, binding.code),
+        ("tested", tested, binding.tested),
+    )
     return tuple(what for what, recorded, now in pairs if recorded != now)

@@ -132,5 +132,9 @@ def _claim_status(block: Block, bound: list[Binding]) -> str:
         return f"{len(bound)} properties"
     if not bound[0].reviewed:
         return "never reviewed"
-    stale = changed(block, bound[0])
+    stale = [_PARTS[part] for part in changed(block, bound[0])]
     return " and ".join(stale) + " changed" if stale else "reviewed"
+
+
+# How the listing names the parts of a review stamp.
+_PARTS = {"text": "text", "code": "code", "tested": "code under test"}

@@ -4,7 +4,9 @@
 As a snapshot tool's update does, it rewrites what the checks compare against, here the
 `reviewed="TEXT/CODE"` string of each binding, in place, and nothing else: every other line
 of the file stays byte for byte as it was, its line endings and byte-order mark included. A
-stamp has a fixed width, so re-approving a reviewed binding never changes a line's length.
+stamp has a fixed width, so re-approving a binding reviewed with a three-part stamp never
+changes a line's length. The review record (`docpact._kinds.claims.ledger`) gets an entry
+per re-approved claim.
 A binding without `reviewed=` gets one after its last argument; where that would make the
 line longer than the project's line length (`line-length` of `[tool.ruff]`, else of
 `[tool.black]`, else 88), the update is refused with the line to add by hand. Each file's new
@@ -23,6 +25,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, record, write_records
 from docpact._model.errors import DocpactError
 from docpact._readers.files import Unreadable, read_text
 from docpact._readers.python.properties import read_text_bindings
@@ -88,7 +91,7 @@ def reviews(analysis: Analysis, ids: tuple[str, ...] = ()) -> list[Review]:
         if (ids and claim_id not in ids) or len(bound) != 1:
             continue
         binding = bound[0]
-        new = f"{block.fingerprint}/{binding.code}"
+        new = f"{block.fingerprint}/{binding.code}/{binding.tested}"
         if binding.reviewed != new:
             found.append(Review(binding, page, block.line, binding.reviewed, new))
     return sorted(found, key=lambda review: (review.binding.path, review.binding.line))
@@ -118,6 +121,11 @@ def write_reviews(config: Config, found: list[Review]) -> list[str]:
     texts = {
         path: _rewritten(config.root / path, path, edits, limit) for path, edits in by_file.items()
     }
+    if found:  # first: an entry is read only where its stamp is the binding's
+        records = {
+            r.binding.claim or "": record(config.root, r.page, r.binding, r.new) for r in found
+        }
+        write_records(config.root / DEFAULT_REVIEWS, DEFAULT_REVIEWS, records)
     for path, data in texts.items():
         _replace(config.root / path, data, path)
     return list(texts)

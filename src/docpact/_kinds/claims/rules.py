@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""The rules of the claims kind, DP012 to DP016 and DP018, in the order they run."""
+"""The rules of the claims kind, DP012 to DP016, DP018 and DP019, in the order they run."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from docpact._kinds.claims.analysis import changed, claims_analysis
+from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, read_records
 from docpact._model.findings import cannot_read
 from docpact._model.rules import Rule
 from docpact._readers.files import Unreadable
@@ -118,7 +119,7 @@ def _reviewed(subject: Subject) -> list[tuple[str, int, str]]:
             if REVIEWED.fullmatch(binding.reviewed) is None:
                 message = (
                     f"property {binding.function} has reviewed={binding.reviewed!r}, not "
-                    f"TEXT/CODE with 12 hex digits each: {again}"
+                    f"TEXT/CODE/TESTED with 12 hex digits each: {again}"
                 )
                 findings.append((binding.path, binding.line, message))
                 continue
@@ -135,6 +136,48 @@ def _reviewed(subject: Subject) -> list[tuple[str, int, str]]:
                     f"claim {block.argument} ({claim_at}): {again}"
                 )
                 findings.append((binding.path, binding.line, message))
+    return findings
+
+
+def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis = claims_analysis(subject)
+    records = read_records(subject.config.root / DEFAULT_REVIEWS)
+    findings = []
+    for page, block in analysis.claims:
+        bound = analysis.bound(block.argument)
+        if len(bound) != 1 or REVIEWED.fullmatch(bound[0].reviewed) is None:
+            continue  # DP013 and DP015 report those
+        binding = bound[0]
+        if "tested" not in changed(block, binding):
+            continue
+        again = f"read the claim against it, then run {_UPDATE} {block.argument}"
+        if binding.reviewed.count("/") == 1:
+            why = "its code under test was not part of its review (a stamp from before it was)"
+        else:
+            entry = records.get(block.argument)
+            now = {unit.name: unit for unit in binding.reach.units}
+            if entry is None or entry.stamp != binding.reviewed:
+                why = (
+                    f"its code under test changed since the review ({DEFAULT_REVIEWS} has no "
+                    "record of that review to say where)"
+                )
+            else:
+                names = [
+                    f"{name} ({now[name].path}:{now[name].line})"
+                    if name in now
+                    else f"{name} (no longer reached)"
+                    for name in sorted({*now, *entry.units})
+                    if entry.units.get(name) != (now[name].fingerprint if name in now else None)
+                ]
+                shown = ", ".join(names[:5]) + (
+                    f" and {len(names) - 5} more" if len(names) > 5 else ""
+                )
+                why = f"the code under test changed since the review: {shown}"
+        message = (
+            f"claim {block.argument} is suspect, whatever its property {binding.function} "
+            f"({binding.path}:{binding.line}) gives: {why}; {again}"
+        )
+        findings.append((page, block.line, message))
     return findings
 
 
@@ -228,6 +271,14 @@ CLAIM_WORDS = Rule(
     _claim_words,
 )
 
+SUSPECT = Rule(
+    "DP019",
+    "no claim's code under test (the project's own code its property reaches) changed "
+    "since the claim was last reviewed",
+    "the claim's marker",
+    _suspect,
+)
+
 PASSING = Rule(
     "DP018",
     "no claim's property failed in the results that docpact's pytest plugin wrote on the "
@@ -243,5 +294,6 @@ RULES = (
     STILL_REVIEWED,
     CLAIM_WORDS,
     PASSING,
+    SUSPECT,
 )
 """The claims kind's rules, in the order they run."""

@@ -28,7 +28,7 @@ from docpact._readers.python.definitions import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["MARKER", "Fingerprints", "code_fingerprint", "is_claim"]
+__all__ = ["MARKER", "Fingerprints", "canonical", "code_fingerprint", "is_claim"]
 
 MARKER = "docpact_claim"
 """The pytest marker that binds a property without importing docpact:
@@ -116,10 +116,10 @@ class Fingerprints:
         return self._names[node]
 
     def dump(self, node: ast.AST, functions: set[str], modules: set[str]) -> str:
-        """The canonical dump of a node, as `_canonical` makes it."""
+        """The canonical dump of a node, as `canonical` makes it."""
         key = (node, frozenset(functions), frozenset(modules))
         if key not in self._dumps:
-            self._dumps[key] = _canonical(node, functions, modules)
+            self._dumps[key] = canonical(node, functions, modules)
         return self._dumps[key]
 
 
@@ -216,13 +216,13 @@ def _closure(
     return parts
 
 
-def _canonical(node: object, functions: set[str], modules: set[str]) -> str:
+def canonical(node: object, functions: set[str], modules: set[str]) -> str:
     """A dump of a syntax tree that no Python version's new empty fields change.
 
     Docstrings and claim decorators are left out; so are fields that are `None` or empty.
     """
     if isinstance(node, list):
-        return "[" + ",".join(_canonical(item, functions, modules) for item in node) + "]"
+        return "[" + ",".join(canonical(item, functions, modules) for item in node) + "]"
     if not isinstance(node, ast.AST):
         return repr(node)
     fields = []
@@ -238,7 +238,7 @@ def _canonical(node: object, functions: set[str], modules: set[str]) -> str:
             value = value[1:]
         if value is None or value == []:
             continue
-        fields.append(f"{name}={_canonical(value, functions, modules)}")
+        fields.append(f"{name}={canonical(value, functions, modules)}")
     return f"{type(node).__name__}({','.join(fields)})"
 
 

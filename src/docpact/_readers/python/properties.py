@@ -6,10 +6,11 @@ A property is a test function decorated with `docpact.claim("ID", ...)`, or mark
 project registers the marker in its own pytest configuration. docpact reads the decorator
 from the test file's syntax tree, as it reads code through griffe: the tests are never
 imported, so `docpact check` runs without their dependencies (torch, hypothesis).
-The decorator's `reviewed` argument is `TEXT/CODE`: the fingerprint of the claim's
-normalized text and that of the property's code, as they stood when someone last reviewed
-the one against the other. The code's fingerprint is
-`docpact._readers.python.fingerprint`'s.
+The decorator's `reviewed` argument is `TEXT/CODE/TESTED`: the fingerprints of the claim's
+normalized text, of the property's code (`docpact._readers.python.fingerprint`) and of the
+code under test (`docpact._readers.python.reach`), as they stood when someone last reviewed
+the claim against them. A stamp written before the code under test was part of the review
+is `TEXT/CODE`, and still reads.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ import ast
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._readers.files import Unreadable, kind, parse_python, read_python, read_text
 from docpact._readers.markdown.claims import CLAIM_ID
 from docpact._readers.python.fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
+from docpact._readers.python.project import Module, Modules
+from docpact._readers.python.reach import Reach, Reacher
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -39,8 +42,9 @@ __all__ = [
     "source_lines",
 ]
 
-REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}")
-"""A review stamp: the fingerprints of a claim's text and of its property's code."""
+REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}(?:/[0-9a-f]{12})?")
+"""A review stamp: the fingerprints of a claim's text, of its property's code and of the
+code under test; the last is absent from a stamp written before it was reviewed."""
 
 SESSION = re.compile(r"[\w.\-+]+")
 """A nox session's name."""
@@ -65,6 +69,7 @@ class Binding:
         has_reviewed: Whether the decorator passes `reviewed`.
         node: The property's pytest node id after its path: the function's name, or
             `Class::name` for a method.
+        reach: The code under test now; empty for bindings read from a text alone.
     """
 
     path: str
@@ -78,16 +83,24 @@ class Binding:
     span: tuple[int, int, int, int] = (0, 0, 0, 0)
     has_reviewed: bool = False
     node: str = ""
+    reach: Reach = field(default=Reach(), compare=False, repr=False)
+
+    @property
+    def tested(self) -> str:
+        """The fingerprint of the code under test now."""
+        return self.reach.fingerprint
 
 
 def read_bindings(
-    root: Path, paths: tuple[str, ...]
+    root: Path, paths: tuple[str, ...], search: tuple[str, ...] = ()
 ) -> tuple[list[Binding], list[tuple[str, int, str]]]:
     """Read every binding of the Python files under `paths`, in path and line order.
 
     Args:
         root: The project root.
         paths: Files and folders relative to the root; folders are searched recursively.
+        search: Where the project's own modules are (`[tool.docpact] paths`), for each
+            property's code under test; none are looked for without.
 
     Returns:
         The bindings, and the problems of files that cannot be read or parsed, as
@@ -98,6 +111,8 @@ def read_bindings(
     local = tuple(
         (root / name) if kind(root / name) == "folder" else (root / name).parent for name in paths
     )
+    modules = Modules([root / folder for folder in search], local)
+    reacher = Reacher(modules, root) if search else None
     for file in _python_files(root, paths):
         if isinstance(file, str):
             problems.append(("pyproject.toml", 0, f"properties path {file} does not exist"))
@@ -111,8 +126,34 @@ def read_bindings(
         except Unreadable as error:
             problems.append((where, error.line, f"{where} {error.reason}"))
             continue
-        bindings += _bindings(tree, where, text, file, local, shared)
+        found = _bindings(tree, where, text, file, local, shared)
+        if reacher is not None and (test := modules.test_module(file, tree)) is not None:
+            found = [_reached(b, tree, test, reacher) for b in found]
+        bindings += found
     return bindings, problems
+
+
+def _reached(binding: Binding, tree: ast.Module, test: Module, reacher: Reacher) -> Binding:
+    """A binding with its property's code under test."""
+    if binding.claim is None:
+        return binding
+    owner, function = None, None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and (
+                    f"{node.name}::{item.name}" == binding.node
+                ):
+                    owner, function = node, item
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == binding.node:
+            function = node
+    if function is None:
+        return binding
+    try:
+        reach = reacher.reach(test, function, owner)
+    except RecursionError:
+        reach = Reach(unresolved=(f"{binding.path}:{binding.line}: nested too deeply to follow",))
+    return Binding(**{**binding.__dict__, "reach": reach})
 
 
 def read_text_bindings(text: str, where: str) -> list[Binding]:

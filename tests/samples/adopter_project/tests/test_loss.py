@@ -6,7 +6,10 @@ import pytest
 from agentrl.loss import per_rollout_mean
 
 
-@pytest.mark.docpact_claim("mass-per-rollout", reviewed="1eb49b54895f/f0a5a7b1ea4a")
+@pytest.mark.docpact_claim(
+    "mass-per-rollout",
+    reviewed="1eb49b54895f/f0a5a7b1ea4a/393a1022f967",
+)
 def test_each_rollout_carries_one_over_the_trained_rows():
     ids = ["a", "a", "b"]
     scaled = per_rollout_mean([1.0, 1.0, 1.0], ids, [3, 1, 2], num_trained_rows=3)

@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: MIT
+"""The code under test: what a property reaches, its review, and the suspect claim (DP019).
+
+The fixture is laid out as an adopter's project, unlike this repository: the package at the
+root, plain pytest with the registered marker, no noxfile, a conftest.py fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from docpact.__main__ import main
+from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, blob_id
+from docpact._readers.python.properties import read_bindings
+
+PYPROJECT = """\
+[project]
+name = "agentrl"
+
+[tool.pytest.ini_options]
+markers = ["docpact_claim(id, reviewed): the docs claim that this test checks"]
+
+[tool.docpact]
+paths = ["."]
+
+[[tool.docpact.contract]]
+kind = "claims"
+pages = ["docs/loss.md"]
+properties = ["tests"]
+"""
+PAGE = """\
+# Loss
+
+<!-- docpact: claim mass "Mass" -->
+Each rollout always carries one share of the trained rows.
+
+<!-- docpact: claim units "Units" -->
+A plan always takes one update per mini-batch.
+"""
+INIT = '''\
+"""agentrl."""
+
+from agentrl.loss import per_rollout_mean
+
+__all__ = ["per_rollout_mean"]
+'''
+LOSS = '''\
+"""The loss."""
+
+from __future__ import annotations
+
+SCALE = 1.0
+
+
+def _divisors(rollout_ids, token_counts, num_trained_rows):
+    totals = {}
+    for rid, count in zip(rollout_ids, token_counts):
+        totals[rid] = totals.get(rid, 0) + count
+    return [totals[rid] * num_trained_rows for rid in rollout_ids]
+
+
+def per_rollout_mean(advantages, rollout_ids, token_counts, *, num_trained_rows):
+    """Divide each row's advantage by its rollout's tokens times the trained rows."""
+    divisors = _divisors(rollout_ids, token_counts, num_trained_rows)
+    return [SCALE * a / d for a, d in zip(advantages, divisors)]
+
+
+def unrelated():
+    return 0
+'''
+PLAN = '''\
+"""Plans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Plan:
+    rows: int
+    mini_batch_size: int
+
+    @property
+    def update_units(self) -> int:
+        return self.rows // self.mini_batch_size
+
+    def unused(self) -> int:
+        return 0
+
+
+def make_plan(rows: int) -> Plan:
+    return Plan(rows, 4)
+'''
+CONFTEST = """\
+import pytest
+
+from agentrl.plan import make_plan
+
+
+@pytest.fixture
+def plan():
+    return make_plan(8)
+"""
+PROPS = """\
+import pytest
+
+from agentrl import per_rollout_mean
+
+
+def _units(p):
+    return p.update_units
+
+
+@pytest.mark.docpact_claim("mass", reviewed="000000000000/000000000000/000000000000")
+def test_mass():
+    scaled = per_rollout_mean([1.0, 1.0], ["a", "b"], [1, 1], num_trained_rows=2)
+    assert sum(scaled) == 1.0
+
+
+@pytest.mark.docpact_claim("units", reviewed="000000000000/000000000000/000000000000")
+def test_units(plan):
+    assert plan.update_units == 2
+    assert _units(plan) == 2
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The adopter's project, its claims reviewed, as the current folder."""
+    root = tmp_path / "agentrl-repo"
+    for path, text in {
+        "pyproject.toml": PYPROJECT,
+        "docs/loss.md": PAGE,
+        "agentrl/__init__.py": INIT,
+        "agentrl/loss.py": LOSS,
+        "agentrl/plan.py": PLAN,
+        "tests/conftest.py": CONFTEST,
+        "tests/test_loss.py": PROPS,
+    }.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(root)
+    assert main(["claims", "--update"]) == 0
+    return root
+
+
+def _reach(root: Path) -> dict[str, tuple[list[str], tuple[str, ...]]]:
+    bindings, problems = read_bindings(root, ("tests",), (".",))
+    assert problems == []
+    return {b.claim: ([u.name for u in b.reach.units], b.reach.unresolved) for b in bindings}
+
+
+def _check(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    capsys.readouterr()
+    status = main(["check"])
+    return status, capsys.readouterr().out.splitlines()
+
+
+def test_a_reexported_function_is_reached_with_what_it_calls(project: Path) -> None:
+    """`from agentrl import f` reaches f where it is defined, its helper and its constant."""
+    units, unresolved = _reach(project)["mass"]
+    assert units == [
+        "agentrl.loss.SCALE",
+        "agentrl.loss._divisors",
+        "agentrl.loss.per_rollout_mean",
+    ]
+    assert unresolved == ()
+
+
+def test_a_method_reached_only_through_a_returned_object_is_code_under_test(
+    project: Path,
+) -> None:
+    """A fixture's `make_plan()` is annotated to return Plan: `plan.update_units` is reached."""
+    units, unresolved = _reach(project)["units"]
+    assert units == [
+        "agentrl.plan.Plan",
+        "agentrl.plan.Plan.mini_batch_size",
+        "agentrl.plan.Plan.rows",
+        "agentrl.plan.Plan.update_units",
+        "agentrl.plan.make_plan",
+    ]
+    # A parameter of no known class: listed, not dropped, since Plan has that method.
+    assert unresolved == ("tests/test_loss.py:7: p.update_units (an object of unknown class)",)
+
+
+def test_the_reviewed_project_checks_clean_and_its_record_holds_the_blob_ids(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _check(capsys) == (0, [])
+    record = json.loads((project / DEFAULT_REVIEWS).read_text(encoding="utf-8"))["reviews"]
+    assert sorted(record) == ["mass", "units"]
+    mass = record["mass"]
+    assert mass["property"] == "tests/test_loss.py::test_mass"
+    assert sorted(mass["files"]) == ["agentrl/loss.py", "docs/loss.md", "tests/test_loss.py"]
+    assert mass["files"]["agentrl/loss.py"] == blob_id((project / "agentrl/loss.py").read_bytes())
+    assert mass["stamp"].count("/") == 2
+    if shutil.which("git"):  # the id is git's own
+        given = subprocess.run(
+            ["git", "hash-object", "agentrl/loss.py"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        assert mass["files"]["agentrl/loss.py"] == given
+
+
+def test_a_refactor_of_the_code_under_test_makes_the_claim_suspect_naming_the_function(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Renaming a helper's local changes no result, but the claim is suspect, at its line."""
+    loss = project / "agentrl/loss.py"
+    loss.write_text(LOSS.replace("totals", "sums"), encoding="utf-8")
+    status, lines = _check(capsys)
+    assert status == 1
+    assert lines == [
+        "docs/loss.md:3: DP019 claim mass is suspect, whatever its property test_mass "
+        "(tests/test_loss.py:10) gives: the code under test changed since the review: "
+        "agentrl.loss._divisors (agentrl/loss.py:8); read the claim against it, then run "
+        "docpact claims --update mass"
+    ]
+    assert main(["claims", "--update", "mass"]) == 0
+    assert _check(capsys) == (0, [])
+
+
+def test_code_the_property_does_not_reach_changes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loss = project / "agentrl/loss.py"
+    loss.write_text(LOSS.replace("return 0", "return 1"), encoding="utf-8")
+    assert _check(capsys) == (0, [])
+
+
+def test_a_stamp_from_before_the_code_under_test_was_reviewed_is_suspect(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A two-part stamp still reads: its text and code match, the code under test is unreviewed."""
+    props = project / "tests/test_loss.py"
+    text = props.read_text(encoding="utf-8")
+    stamp = next(part for part in text.split('"') if part.count("/") == 2)
+    props.write_text(text.replace(stamp, stamp.rpartition("/")[0]), encoding="utf-8")
+    status, lines = _check(capsys)
+    assert status == 1
+    assert len(lines) == 1
+    assert lines[0].startswith("docs/loss.md:3: DP019 claim mass is suspect")
+    assert "its code under test was not part of its review" in lines[0]
+
+
+def test_without_the_record_a_suspect_claim_says_it_cannot_name_the_units(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / DEFAULT_REVIEWS).unlink()
+    plan = project / "agentrl/plan.py"
+    plan.write_text(PLAN.replace("// self.mini_batch_size", "// (self.mini_batch_size)"))
+    status, lines = _check(capsys)
+    # Parentheses alone do not change the syntax tree: nothing is suspect.
+    assert (status, lines) == (0, [])
+    plan.write_text(PLAN.replace("return Plan(rows, 4)", "return Plan(rows, 2 * 2)"))
+    status, lines = _check(capsys)
+    assert status == 1
+    assert lines[0].startswith("docs/loss.md:6: DP019 claim units is suspect")
+    assert f"{DEFAULT_REVIEWS} has no record of that review" in lines[0]
+
+
+def test_the_listing_says_what_changed(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "agentrl/loss.py").write_text(LOSS.replace("SCALE = 1.0", "SCALE = 2.0"))
+    capsys.readouterr()
+    assert main(["claims"]) == 1
+    out = capsys.readouterr().out
+    assert "docs/loss.md:3: mass: code under test changed: tests/test_loss.py:10 test_mass" in out
+    assert "agentrl.loss.SCALE (agentrl/loss.py:5)" in out
