@@ -32,7 +32,7 @@ COLLECTED = {
     "adopt.md": (0, 0),
     "explain.md": (10, 7),
     "index.md": (2, 3),
-    "reference/claims.md": (6, 21),
+    "reference/claims.md": (7, 26),
     "reference/contracts.md": (11, 43),
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),

@@ -271,3 +271,13 @@ def test_the_listing_says_what_changed(project: Path, capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     assert "docs/loss.md:3: mass: code under test changed: tests/test_loss.py:10 test_mass" in out
     assert "agentrl.loss.SCALE (agentrl/loss.py:5)" in out
+
+
+def test_this_repositorys_claims_reach_what_they_are_about() -> None:
+    """Through re-exports, a returned object and a fixture that starts processes."""
+    root = Path(__file__).resolve().parents[2]
+    bindings, _ = read_bindings(root, ("tests/rolloutnorm",), ("src", "rolloutnorm/src"))
+    units = {b.claim: {u.name for u in b.reach.units} for b in bindings}
+    assert "rolloutnorm._normalize.normalize_advantages_by_rollout" in units["mass-per-rollout"]
+    assert "rolloutnorm._retention.RetentionPlan.update_units" in units["real-loop-steps"]
+    assert "rolloutnorm.verl.register" in units["real-loop-mass"]

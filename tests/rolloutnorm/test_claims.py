@@ -21,6 +21,7 @@ from batches import RolloutBatch, retention_configs, rollout_batches
 from docpact import claim
 from rolloutnorm import (
     PolicyLossConfig,
+    TrainedBatch,
     compute_policy_loss_per_rollout_mean,
     normalize_advantages_by_rollout,
     retain_and_normalize,
@@ -52,7 +53,7 @@ def _masses(
     return masses, tokens
 
 
-def _retain(batch: RolloutBatch, config: object):
+def _retain(batch: RolloutBatch, config: object) -> TrainedBatch:
     return retain_and_normalize(
         batch.advantages(),
         batch.mask(),
@@ -66,7 +67,7 @@ def _is_close(value: float, expected: float, rtol: float) -> bool:
     return abs(value - expected) <= rtol * abs(expected)
 
 
-@claim("mass-per-rollout", reviewed="45c4ddf15317/a71ce1c1c5d1/4f40768d26a6")
+@claim("mass-per-rollout", reviewed="45c4ddf15317/544a950831be/4f40768d26a6")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_mass_per_rollout(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -106,7 +107,7 @@ def test_mass_per_rollout(batch: RolloutBatch, data: st.DataObject) -> None:
             assert _is_close(mass, 1 / num_trained_rows, MASS_RTOL[batch.dtype]), rollout_id
 
 
-@claim("batch-mass", reviewed="10b06f3b80f9/97be7992ccef/4f40768d26a6")
+@claim("batch-mass", reviewed="10b06f3b80f9/f322d661f943/4f40768d26a6")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_batch_mass(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -142,7 +143,9 @@ def test_batch_mass(batch: RolloutBatch, data: st.DataObject) -> None:
     assert _is_close(sum(masses.values()), expected, MASS_RTOL[batch.dtype])
 
 
-def _epoch_masses(trained, order: list[int]) -> tuple[dict[Hashable, float], dict[Hashable, int]]:
+def _epoch_masses(
+    trained: TrainedBatch, order: list[int]
+) -> tuple[dict[Hashable, float], dict[Hashable, int]]:
     """Each rollout's mass summed over the epoch's update units, rows taken in ``order``."""
     plan = trained.plan
     units = plan.update_units_per_epoch
@@ -162,7 +165,7 @@ def _epoch_masses(trained, order: list[int]) -> tuple[dict[Hashable, float], dic
     return masses, tokens
 
 
-@claim("no-update-compensation", reviewed="d8c4298a8f0d/acea96cc3fcc/0770da1631d0")
+@claim("no-update-compensation", reviewed="d8c4298a8f0d/d977e4d6c884/4f40768d26a6")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_no_update_compensation(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -228,7 +231,7 @@ def _loss_config(dp_size: int, low: float, high: float, c: float, verl_style: bo
     )
 
 
-@claim("dp-size-sum", reviewed="bed6ad299e7c/038d6edad8c8/007b85740afc")
+@claim("dp-size-sum", reviewed="bed6ad299e7c/e040f2069fe2/007b85740afc")
 @settings(max_examples=200, deadline=None)
 @given(
     batch=rollout_batches(),

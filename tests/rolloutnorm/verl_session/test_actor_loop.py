@@ -24,6 +24,7 @@ import torch
 import v1_padding
 
 from docpact import claim
+from rolloutnorm import RetentionPlan
 
 pytestmark = pytest.mark.slow  # spawns verl's workers
 
@@ -154,12 +155,12 @@ def test_every_kept_rollout_carries_one_over_the_trained_rows(measured, size, na
     )
 
 
-@claim("real-loop-steps", session="verl", reviewed="702bd8cb5417/58933d5e07e6/b96f2a66ff64")
+@claim("real-loop-steps", session="verl", reviewed="702bd8cb5417/8ecd182886cf/39f4366dacf6")
 @pytest.mark.parametrize("size", sorted(WORLDS))
 def test_optimizer_steps_are_the_plans_update_units(runs, size) -> None:
     """Every update_actor call takes exactly plan.update_units optimizer steps."""
     for scenario in WORLDS[size]:
-        plan = scenario.rows(size).trained.plan
+        plan: RetentionPlan = scenario.rows(size).trained.plan
         assert len(runs[size][scenario.name]["steps"]) == plan.update_units, scenario.name
     counts = {name: len(run["steps"]) for name, run in runs[size].items()}
     expected = {"floor": 2, "epochs-2": 4, "cap": 1, "v1-padding": 3, "rollout-n": 2}

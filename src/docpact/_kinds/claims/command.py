@@ -113,6 +113,9 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
         if checked:
             line += f": {checked}"
         logger.info("%s", line)
+        for binding in bound:  # where the code under test may hide more: for its reviewer
+            for where in binding.reach.unresolved:
+                logger.info("  not resolved: %s", where)
     # Every status but `reviewed` comes with a finding of a rule other than the claim
     # words', and those findings settle the exit.
     subject = Subject(contract, config, kind)
