@@ -79,10 +79,27 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
         msg = "error: claim IDs select what --update re-approves; add --update"
         raise DocpactError(msg)
     if options.update:
-        from docpact._kinds.claims.review import reviews, write_reviews  # not for a check
+        from docpact._kinds.claims.review import (  # not for a check
+            reviews,
+            suppression_reviews,
+            write_reviews,
+            write_suppression_reviews,
+        )
 
-        found = reviews(analyse(contract, config), options.ids)
+        analysis = analyse(contract, config)
+        found = reviews(analysis, options.ids)
+        suppressed = [] if options.ids else suppression_reviews(analysis)
+        write_suppression_reviews(config, suppressed)  # independent of the test files
         write_reviews(config, found)
+        for stamp in suppressed:
+            logger.warning(
+                '%s:%d: re-approved not-a-claim "%s": %s -> %s',
+                stamp.page,
+                stamp.line,
+                stamp.reason,
+                stamp.old or "never reviewed",
+                stamp.new,
+            )
         for review in found:
             binding = review.binding
             was = review.old or "never reviewed"
@@ -116,6 +133,16 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
         for binding in bound:  # where the code under test may hide more: for its reviewer
             for where in binding.reach.unresolved:
                 logger.info("  not resolved: %s", where)
+    for page, read in analysis.read.items():
+        for block in read.suppressions:
+            status = (
+                "never reviewed"
+                if not block.reviewed
+                else "reviewed"
+                if block.reviewed == block.fingerprint
+                else "block changed"
+            )
+            logger.info('%s:%d: not-a-claim "%s": %s', page, block.line, block.argument, status)
     # Every status but `reviewed` comes with a finding of a rule other than the claim
     # words', and those findings settle the exit.
     subject = Subject(contract, config, kind)

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from docpact._kinds.claims.results import DEFAULT_RESULTS
+from docpact._kinds.claims.results import DEFAULT_RESULTS, pattern_error
 from docpact._model import keys
 from docpact._model.config import Contract
 from docpact._readers.python.properties import SESSION
@@ -74,6 +74,10 @@ def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
     results = DEFAULT_RESULTS
     if "results" in entry:
         results = keys.project_paths(entry["results"], f"{key}.results")
+        for pattern in results:
+            if (why := pattern_error(pattern)) is not None:
+                msg = f"{key}.results lists {pattern!r}, which {why}"
+                raise ValueError(msg)
     return ClaimsContract(
         pages=pages, properties=properties, words=tuple(words), session=session, results=results
     )

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The results of the claims' properties: what a test run wrote, and each claim's state.
 
-docpact's pytest plugin (`docpact._pytest`) writes one results file per run given
+docpact's pytest plugin (`docpact._pytest_plugin`) writes one results file per run given
 `--docpact-results PATH`; the claims contract's `results` globs (by default
 `.docpact/results/*.json`) say where the MkDocs plugin and rule DP018 read them. A file is
 one JSON object, written by `encode` alone:
@@ -16,22 +16,29 @@ one JSON object, written by `encode` alone:
 checkout's `HEAD` when the run began (`null` without git), `dirty` whether tracked files
 had uncommitted changes then. Each bound property that ran has one entry: `failed` when
 any of its test items failed (a parametrized property has several), else `passed` when one
-passed, else `skipped`. A property that did not run has none.
+passed, else `skipped`. A property that did not run has none. A file whose session is not
+a nox session name, or whose commit is not a hex commit id, is not a results file: the box
+shows both, and they come from whoever wrote the file.
 
-A claim's state comes from the entries of its property: those of the property's own
-session when there are any, else any session's. An entry counts for this build when it ran
-on the commit the checkout stands on and the property's code fingerprint is still the
-recorded one; among those, a failure wins over a pass, a pass over a skip. Entries that do
-not count leave the claim `stale` ("not run on this commit"); no entry leaves it `not-run`.
+An entry counts for this build when it ran on the commit the checkout stands on, with no
+uncommitted changes, and the property's code fingerprint is still the recorded one. A
+failure that counts is the property's state whatever session it ran in; else the counting
+entries of the property's own session, when there are any, else any session's, give it:
+a pass wins over a skip. Entries that do not count leave the claim `stale` ("not run on
+this commit"), naming the newest of them (by the file's modification time), its own
+session's first; a run with uncommitted changes is one of these. No entry leaves it
+`not-run`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from docpact._readers.files import Unreadable, read_text
+from docpact._readers.python.properties import SESSION
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -46,6 +53,8 @@ __all__ = [
     "Run",
     "State",
     "encode",
+    "pattern_error",
+    "read_run",
     "read_runs",
     "state",
 ]
@@ -59,6 +68,8 @@ DEFAULT_RESULTS = (".docpact/results/*.json",)
 OUTCOMES = ("failed", "passed", "skipped")
 """A property's outcomes in a run, the one that wins first."""
 
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
 
 @dataclass(frozen=True)
 class Run:
@@ -70,6 +81,8 @@ class Run:
         commit: The commit the checkout stood on, `None` without git.
         dirty: Whether tracked files had uncommitted changes.
         outcomes: Each property's `(code fingerprint, outcome)`, by `(path, node)`.
+        mtime: When the file was written (its modification time, in seconds), which makes
+            one run newer than another.
     """
 
     path: str
@@ -77,6 +90,7 @@ class Run:
     commit: str | None
     dirty: bool
     outcomes: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    mtime: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -85,8 +99,9 @@ class State:
 
     Attributes:
         status: `passed`, `failed` or `skipped` (results of this commit); `stale`
-            (results of another commit, or of the property's older code); `not-run` (no
-            results). `suspect` is reserved for code under test changed since the review.
+            (results of another commit, of uncommitted changes, or of the property's older
+            code); `not-run` (no results). `suspect` is reserved for code under test
+            changed since the review.
         run: The results file it comes from, `None` for `not-run`.
         changed: For `stale`, whether the property's code changed since it ran.
     """
@@ -118,6 +133,25 @@ def encode(session: str, commit: str | None, dirty: bool, entries: Iterable[dict
     return json.dumps(document, indent=1) + "\n"
 
 
+def pattern_error(pattern: str) -> str | None:
+    """Why a `results` glob pattern cannot name results files, `None` when it can.
+
+    Args:
+        pattern: A pattern relative to the project root, normalized (no `./`, no `//`).
+
+    Returns:
+        What is wrong, worded to follow the pattern, or `None`.
+    """
+    parts = pattern.split("/")
+    if pattern in {"", "."}:
+        return "names the project root, not its results files"
+    if any("**" in part and part != "**" for part in parts):
+        return "has ** inside a name, where it can only stand alone between slashes"
+    if parts[-1] == "**":
+        return "ends in **, which matches folders; end it with the files' names, as */*.json"
+    return None
+
+
 def read_runs(root: Path, patterns: tuple[str, ...]) -> tuple[list[Run], list[tuple[str, str]]]:
     """Read every results file the patterns match, in path order.
 
@@ -126,19 +160,51 @@ def read_runs(root: Path, patterns: tuple[str, ...]) -> tuple[list[Run], list[tu
         patterns: Glob patterns relative to the root.
 
     Returns:
-        The runs, and the files that are not results files, as `(path, why)`.
+        The runs, and the files that are not results files (or the patterns that cannot
+        be searched), as `(path, why)`.
     """
-    paths = sorted({path for pattern in patterns for path in root.glob(pattern)})
-    runs, problems = [], []
-    for path in paths:
+    paths, problems = set(), []
+    for pattern in patterns:
+        why = pattern_error(pattern)
+        try:
+            paths |= set(root.glob(pattern)) if why is None else set()
+        # pathlib refuses some patterns with ValueError, "." with IndexError (Python 3.11).
+        except (ValueError, IndexError, NotImplementedError, OSError) as error:
+            why = f"cannot be searched ({error})"
+        if why is not None:
+            problems.append((pattern, f"is not a results pattern docpact can search: it {why}"))
+    runs = []
+    for path in sorted(paths):
         name = path.relative_to(root).as_posix()
         try:
-            runs.append(_run(name, read_text(path)))
+            runs.append(read_run(path, name))
         except Unreadable as error:
             problems.append((name, error.reason))
         except ValueError as error:
             problems.append((name, f"is not a docpact results file: {error}"))
     return runs, problems
+
+
+def read_run(path: Path, name: str) -> Run:
+    """Read one results file.
+
+    Args:
+        path: The file.
+        name: Its path relative to the project root, the run's `path`.
+
+    Returns:
+        The run.
+
+    Raises:
+        Unreadable: When the file cannot be read as text.
+        ValueError: When it is not a results file, saying why.
+    """
+    run = _run(name, read_text(path))
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:  # replaced or removed since it was read
+        mtime = 0.0
+    return Run(run.path, run.session, run.commit, run.dirty, run.outcomes, mtime)
 
 
 def _run(name: str, text: str) -> Run:
@@ -157,6 +223,12 @@ def _run(name: str, text: str) -> Run:
     entries = data.get("properties")
     if not isinstance(session, str) or not (commit is None or isinstance(commit, str)):
         msg = "session must be a string and commit a string or null"
+        raise ValueError(msg)
+    if session and not SESSION.fullmatch(session):
+        msg = "session must be empty or a nox session name (letters, digits and _.-+)"
+        raise ValueError(msg)
+    if commit is not None and not _COMMIT.fullmatch(commit):
+        msg = "commit must be null or a commit's id, 40 or 64 lowercase hex digits"
         raise ValueError(msg)
     if not isinstance(dirty, bool) or not isinstance(entries, list):
         msg = "dirty must be true or false and properties a list"
@@ -187,16 +259,29 @@ def state(binding: Binding, session: str, runs: list[Run], head: str | None) -> 
         head: The commit the checkout stands on now, `None` without git.
 
     Returns:
-        Its state, from its own session's runs when any has it, else from any run's.
+        Its state: a failure on this commit in any session's run; else the best outcome
+        on this commit of its own session's runs when any has one, else of any run's;
+        else `stale` from the newest run that has it, its own session's first.
     """
     key = (binding.path, binding.node)
     found = [run for run in runs if key in run.outcomes]
-    found = [run for run in found if run.session == session] or found
     if not found:
         return State("not-run")
-    current = [run for run in found if run.commit == head and run.outcomes[key][0] == binding.code]
-    if not current:
-        run = found[-1]
-        return State("stale", run, changed=run.outcomes[key][0] != binding.code)
-    best = min(current, key=lambda run: OUTCOMES.index(run.outcomes[key][1]))
-    return State(best.outcomes[key][1], best)
+    current = [
+        run
+        for run in found
+        if run.commit == head and not run.dirty and run.outcomes[key][0] == binding.code
+    ]
+    if current:
+        failed = [run for run in current if run.outcomes[key][1] == "failed"]
+        pool = failed or [run for run in current if run.session == session] or current
+        best = min(pool, key=lambda run: _rank(run, key, session))
+        return State(best.outcomes[key][1], best)
+    pool = [run for run in found if run.session == session] or found
+    run = max(pool, key=lambda run: run.mtime)
+    return State("stale", run, changed=run.outcomes[key][0] != binding.code)
+
+
+def _rank(run: Run, key: tuple[str, str], session: str) -> tuple[int, bool, float]:
+    """A run's order among those that count: its outcome's, its own session's, newest."""
+    return OUTCOMES.index(run.outcomes[key][1]), run.session != session, -run.mtime

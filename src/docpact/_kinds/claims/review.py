@@ -37,7 +37,15 @@ if TYPE_CHECKING:
     from docpact._model.config import Config
     from docpact._readers.python.properties import Binding
 
-__all__ = ["DEFAULT_LINE_LENGTH", "Review", "reviews", "write_reviews"]
+__all__ = [
+    "DEFAULT_LINE_LENGTH",
+    "Review",
+    "SuppressionReview",
+    "reviews",
+    "suppression_reviews",
+    "write_reviews",
+    "write_suppression_reviews",
+]
 
 DEFAULT_LINE_LENGTH = 88
 """The line length without a `[tool.ruff]` or `[tool.black]` one: both tools' default."""
@@ -97,6 +105,99 @@ def reviews(analysis: Analysis, ids: tuple[str, ...] = ()) -> list[Review]:
     return sorted(found, key=lambda review: (review.binding.path, review.binding.line))
 
 
+@dataclass(frozen=True)
+class SuppressionReview:
+    """One `not-a-claim` marker whose `reviewed=` stamp is rewritten.
+
+    Attributes:
+        page: The page.
+        line: The marker's line.
+        reason: The suppression's reason.
+        old: Its stamp now (empty when absent).
+        new: The fingerprint of its reason and block now.
+    """
+
+    page: str
+    line: int
+    reason: str
+    old: str
+    new: str
+
+
+def suppression_reviews(analysis: Analysis) -> list[SuppressionReview]:
+    """The suppressions whose stamp differs from the fingerprint of their reason and block.
+
+    Args:
+        analysis: The project's claims contract, read.
+
+    Returns:
+        The rewrites, by page and line.
+    """
+    return [
+        SuppressionReview(page, block.line, block.argument, block.reviewed, block.fingerprint)
+        for page, read in analysis.read.items()
+        for block in read.suppressions
+        if block.reviewed != block.fingerprint
+    ]
+
+
+def write_suppression_reviews(config: Config, found: list[SuppressionReview]) -> list[str]:
+    """Write the new stamps into the suppressions' markers, each page replaced atomically.
+
+    Only the marker's line is rewritten: `<!-- docpact: not-a-claim REASON reviewed=STAMP -->`
+    at its indent, with its line break; every other byte of the page stays as it was.
+
+    Args:
+        config: The project's configuration.
+        found: The rewrites, from `suppression_reviews`.
+
+    Returns:
+        The pages written, relative to the project root.
+
+    Raises:
+        DocpactError: When a page cannot be read or written, or a marker is no longer on
+            its line; nothing is written then.
+    """
+    by_page: dict[str, list[SuppressionReview]] = {}
+    for review in found:
+        by_page.setdefault(review.page, []).append(review)
+    texts = {}
+    for page, edits in by_page.items():
+        bom, lines = _read_lines(config.root / page, page)
+        for review in edits:
+            old = lines[review.line - 1] if review.line <= len(lines) else ""
+            body = old.rstrip("\r\n")
+            indent = body[: len(body) - len(body.lstrip(" \t"))]
+            if not body.lstrip(" \t").startswith("<!-- docpact: not-a-claim"):
+                msg = (
+                    f"{page}:{review.line}: error: the not-a-claim marker is no longer on "
+                    "this line, so nothing was written: run docpact claims --update again"
+                )
+                raise DocpactError(msg)
+            marker = f"<!-- docpact: not-a-claim {review.reason} reviewed={review.new} -->"
+            lines[review.line - 1] = indent + marker + old[len(body) :]
+        texts[page] = bom + "".join(lines).encode("utf-8")
+    for page, data in texts.items():
+        _replace(config.root / page, data, page)
+    return list(texts)
+
+
+def _read_lines(file: Path, path: str) -> tuple[bytes, list[str]]:
+    """A text file's byte-order mark and its lines, each with its line break."""
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        msg = f"{path}: error: cannot read the file to write its reviews: {error.strerror}"
+        raise DocpactError(msg) from None
+    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+    try:
+        text = data[len(bom) :].decode("utf-8")
+    except UnicodeDecodeError:
+        msg = f"{path}: error: cannot write its reviews: the file is not UTF-8 text"
+        raise DocpactError(msg) from None
+    return bom, _LINE.findall(text)
+
+
 def write_reviews(config: Config, found: list[Review]) -> list[str]:
     """Write the new fingerprints into the test files, each replaced atomically.
 
@@ -147,18 +248,7 @@ def line_length(pyproject: Path) -> int:
 
 def _rewritten(file: Path, path: str, edits: list[Review], limit: int) -> bytes:
     """A file's bytes with the new stamps, checked to parse and to hold every stamp."""
-    try:
-        data = file.read_bytes()
-    except OSError as error:
-        msg = f"{path}: error: cannot read the file to write its reviews: {error.strerror}"
-        raise DocpactError(msg) from None
-    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
-    try:
-        text = data[len(bom) :].decode("utf-8")
-    except UnicodeDecodeError:
-        msg = f"{path}: error: cannot write its reviews: the file is not UTF-8 text"
-        raise DocpactError(msg) from None
-    lines = _LINE.findall(text)
+    bom, lines = _read_lines(file, path)
     # From the end, so that earlier positions stay where they are.
     for review in sorted(edits, key=lambda r: r.binding.span, reverse=True):
         lines = _edited(lines, review, path, limit)

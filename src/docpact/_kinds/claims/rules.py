@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The rules of the claims kind, DP012 to DP016, DP018 and DP019, in the order they run."""
+"""The rules of the claims kind, DP012 to DP016 and DP018 to DP020, in the order they run."""
 
 from __future__ import annotations
 
@@ -181,6 +181,28 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
     return findings
 
 
+def _suppressions_reviewed(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis = claims_analysis(subject)
+    findings = []
+    for page, read in analysis.read.items():
+        for block in read.suppressions:
+            if not block.reviewed:
+                message = (
+                    f'not-a-claim "{block.argument}" was never reviewed: read its block, '
+                    f"then run {_UPDATE} to stamp it"
+                )
+            elif block.reviewed != block.fingerprint:
+                message = (
+                    f'the block that not-a-claim "{block.argument}" suppresses changed since '
+                    f"its review: read it again (a claim there needs a claim block of its "
+                    f"own), then run {_UPDATE}"
+                )
+            else:
+                continue
+            findings.append((page, block.line, message))
+    return findings
+
+
 def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
     analysis, words = claims_analysis(subject), subject.contract.words
     if not words:
@@ -279,6 +301,14 @@ SUSPECT = Rule(
     _suspect,
 )
 
+SUPPRESSIONS_REVIEWED = Rule(
+    "DP020",
+    "every `<!-- docpact: not-a-claim REASON reviewed=STAMP -->` carries the fingerprint "
+    "of its reason and block as last reviewed (`docpact claims --update`)",
+    "the suppression",
+    _suppressions_reviewed,
+)
+
 PASSING = Rule(
     "DP018",
     "no claim's property failed in the results that docpact's pytest plugin wrote on the "
@@ -295,5 +325,6 @@ RULES = (
     CLAIM_WORDS,
     PASSING,
     SUSPECT,
+    SUPPRESSIONS_REVIEWED,
 )
 """The claims kind's rules, in the order they run."""

@@ -12,9 +12,12 @@ double quotes after the ID (`<!-- docpact: claim ID "Title" -->`); a titled clai
 fingerprint is taken of the title, in quotes, a space and the text, so a review covers what
 the box shows.
 
-`<!-- docpact: not-a-claim REASON -->` marks the block after it the same way, as prose that
-uses a claim word (`never`, `exactly`...) without claiming what a property could check; the
-reason is required and is listed on the project's verification page.
+`<!-- docpact: not-a-claim REASON reviewed=STAMP -->` marks the block after it the same way,
+as prose that uses a claim word (`never`, `exactly`...) without claiming what a property
+could check; the reason is required and is listed on the project's verification page. The
+stamp, written by `docpact claims --update`, is the fingerprint of the reason, a space and
+the block's text: a suppression is reviewed as a claim is, so a block that changes after its
+review is suppressed no longer.
 
 Everything here reads Markdown only; `docpact._readers.python.properties` reads the
 properties.
@@ -44,6 +47,7 @@ from docpact._readers.markdown.prose import (
 
 __all__ = [
     "CLAIM_ID",
+    "STAMP",
     "Block",
     "Page",
     "fingerprint",
@@ -62,6 +66,9 @@ _MARKER = re.compile(
     r"(?P<arguments>(?:(?!-->).)*)-->[ \t]*"
 )
 _ID_AND_TITLE = re.compile(r'(?P<id>[^\s"]*)(?:[ \t]+"(?P<title>[^"]*)")?')
+_SUPPRESSION_STAMP = re.compile(r"(?P<reason>.*?)(?:[ \t]+reviewed=(?P<stamp>\S*))?")
+STAMP = re.compile(r"[0-9a-f]{12}")
+"""A suppression's review stamp: the fingerprint of its reason and its block."""
 _HASH_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 
 
@@ -77,6 +84,7 @@ class Block:
         last: The 1-based last line of the block, or 0 when no block follows.
         text: The block's normalized text (`normalized`).
         title: A claim's title as its marker gives it, normalized; empty without one.
+        reviewed: A suppression's `reviewed=` stamp, empty without one.
     """
 
     directive: str
@@ -86,10 +94,16 @@ class Block:
     last: int = 0
     text: str = ""
     title: str = ""
+    reviewed: str = ""
 
     @property
     def fingerprint(self) -> str:
-        """The fingerprint of the block's normalized text, after its title if it has one."""
+        """The fingerprint of the block's normalized text, after its title if it has one.
+
+        A suppression's is of its reason, a space and its text.
+        """
+        if self.directive == "not-a-claim":
+            return fingerprint(f"{self.argument} {self.text}")
         return fingerprint(f'"{self.title}" {self.text}' if self.title else self.text)
 
 
@@ -177,6 +191,19 @@ def read_page(text: str) -> Page:
             if CLAIM_ID.fullmatch(argument) is None:
                 problems.append((i + 1, _bad_id(argument)))
                 continue
+        reviewed = ""
+        if directive == "not-a-claim":
+            stamped = _SUPPRESSION_STAMP.fullmatch(argument)
+            assert stamped is not None  # every text matches
+            argument, reviewed = stamped["reason"].strip(), stamped["stamp"]
+            if reviewed is not None and STAMP.fullmatch(reviewed) is None:
+                message = (
+                    f"<!-- docpact: not-a-claim --> has reviewed={reviewed!r}, not 12 hex "
+                    "digits: run docpact claims --update to stamp it"
+                )
+                problems.append((i + 1, message))
+                continue
+            reviewed = reviewed or ""
         if directive == "not-a-claim" and not argument:
             problems.append(
                 (i + 1, "<!-- docpact: not-a-claim --> needs a written reason after it")
@@ -193,7 +220,9 @@ def read_page(text: str) -> Page:
             continue
         first, last = span
         body = "\n".join(lines[first : last + 1])
-        block = Block(directive, argument, i + 1, first + 1, last + 1, normalized(body), title)
+        block = Block(
+            directive, argument, i + 1, first + 1, last + 1, normalized(body), title, reviewed
+        )
         blocks.append(block)
     return Page(tuple(blocks), tuple(problems))
 
