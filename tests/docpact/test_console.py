@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 import unittest
@@ -141,7 +142,8 @@ def test_a_block_without_a_prompt_shows_commands_and_is_not_run(tmp_path: Path) 
         (
             "<!-- docpact: console tmp +NOSUCH -->\n```console\n$ true\n```\n",
             "docs/page.md:2: error: docpact: console takes a tree (project, tmp, copy), "
-            "doctest flags (+ELLIPSIS), status=N and timeout=SECONDS, got '+NOSUCH'",
+            "doctest flags (+ELLIPSIS), status=N and timeout=SECONDS (at most 86400), "
+            "got '+NOSUCH'",
         ),
         (
             "<!-- docpact: console copy -->\n```console\n$ true\n```\n",
@@ -238,3 +240,138 @@ def test_a_timeout_kills_what_the_command_started_too(tmp_path: Path) -> None:
     while not ended() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert ended(), "the command's child outlived the timeout"
+
+
+def _evaluated_error(root: Path, page: Path) -> str:
+    """The message of the error that evaluating the page's one console block raises."""
+    with pytest.raises((ValueError, OSError)) as raised:
+        _run(root, page)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize("folder", ["link", "link/sub", "docs/up/outside"])
+def test_a_copy_that_resolves_out_of_the_project_is_refused(tmp_path: Path, folder: str) -> None:
+    """A symlink, or a folder under one, that leads out of the project root is not copied."""
+    root, outside = tmp_path / "project", tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "sub" / "secret.txt").write_text("secret\n", "utf-8")
+    page = _page(
+        root, f"<!-- docpact: console copy {folder} -->\n```console\n$ cat secret.txt\n```\n"
+    )
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    (root / "docs" / "up").symlink_to(tmp_path, target_is_directory=True)
+    assert _evaluated_error(root, page) == (
+        f"{page}:2: error: docpact: console copy takes a folder inside the project, "
+        f"as console copy tests/x, got {folder!r}, which resolves to "
+        f"{(root / folder).resolve()}, outside {root.resolve()}"
+    )
+
+
+def test_a_copy_through_a_symlink_inside_the_project_is_that_folder(tmp_path: Path) -> None:
+    (tmp_path / "fixture").mkdir()
+    (tmp_path / "fixture" / "a.txt").write_text("a\n", "utf-8")
+    (tmp_path / "alias").symlink_to("fixture", target_is_directory=True)
+    page = _page(
+        tmp_path, "<!-- docpact: console copy alias -->\n```console\n$ cat a.txt\na\n```\n"
+    )
+    assert _run(tmp_path, page) == ["ok"]
+
+
+@pytest.mark.parametrize("folder", ["missing", "loop", "a.txt"])
+def test_a_copy_of_no_folder_fails_at_its_line(tmp_path: Path, folder: str) -> None:
+    """A missing folder, a symlink loop or a file: no such folder, at the block's line."""
+    page = _page(
+        tmp_path, f"# T\n\n<!-- docpact: console copy {folder} -->\n```console\n$ true\n```\n"
+    )
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "a.txt").write_text("a\n", "utf-8")
+    assert _evaluated_error(tmp_path, page) == (
+        f"{page}:4: error: docpact: console copy {folder}: no such folder under {tmp_path}"
+    )
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "````markdown\n```console\n$ echo 3\n2\n```\n````\n",
+        "~~~markdown\n```console\n$ echo 3\n2\n```\n~~~\n",
+        # Python-Markdown closes the markdown fence at the first bare ``` line.
+        "```markdown\n```console\n$ echo 3\n2\n```\n",
+        "> ````markdown\n> ```console\n> $ echo 3\n> 2\n> ```\n> ````\n",
+    ],
+    ids=["in a longer fence", "in a tilde fence", "in a fence it closes", "quoted"],
+)
+def test_a_console_fence_shown_in_another_fence_is_not_run(tmp_path: Path, shown: str) -> None:
+    """A console example shown as text is not collected; the console blocks around it are."""
+    page = _page(
+        tmp_path, f"```console\n$ echo 1\n1\n```\n\n{shown}\n```console\n$ echo 2\n2\n```\n"
+    )
+    assert _run(tmp_path, page) == ["ok", "ok"]
+
+
+def test_a_console_fence_that_nothing_closes_is_prose_and_not_run(tmp_path: Path) -> None:
+    """As Python-Markdown renders it: an unclosed fence is no fence."""
+    page = _page(tmp_path, "```console\n$ echo 1\n1\n```\n\n```console\n$ echo 3\n2\n")
+    assert _run(tmp_path, page) == ["ok"]
+
+
+def test_a_nul_byte_in_a_command_is_refused_at_its_line(tmp_path: Path) -> None:
+    page = _page(tmp_path, "```console\n$ true\n$ echo a\0b\n```\n")
+    with pytest.raises(ValueError, match="NUL") as refused:
+        docs_sybil(root=tmp_path).parse(page)
+    assert str(refused.value) == (
+        f"{page}:1: error: console command holds a NUL byte, which no shell runs: 'echo a\\x00b'"
+    )
+
+
+@pytest.mark.parametrize("timeout", ["86401", "99999999999", "9" * 400])
+def test_a_timeout_past_a_day_is_refused(tmp_path: Path, timeout: str) -> None:
+    """A timeout no clock can wait for (an overflow, once) is refused at the block's line."""
+    page = _page(
+        tmp_path, f"<!-- docpact: console tmp timeout={timeout} -->\n```console\n$ true\n```\n"
+    )
+    with pytest.raises(ValueError, match="timeout") as refused:
+        docs_sybil(root=tmp_path).parse(page)
+    assert str(refused.value).startswith(f"{page}:2: error: docpact: console takes a tree")
+    assert str(refused.value).endswith(f"got 'timeout={timeout}'")
+
+
+@pytest.mark.parametrize("command", ["head -c 17000000 /dev/zero", "yes"])
+def test_a_command_that_prints_past_the_limit_is_stopped(tmp_path: Path, command: str) -> None:
+    """Output past 16 MiB stops the command at once, long before its timeout."""
+    page = _page(
+        tmp_path,
+        f"<!-- docpact: console tmp +ELLIPSIS timeout=60 -->\n```console\n$ {command}\n...\n```\n",
+    )
+    started = time.monotonic()
+    assert _run(tmp_path, page) == [
+        f"line 3: $ {command}\nprinted more than 16 MiB, and was stopped"
+    ]
+    assert time.monotonic() - started < 30
+
+
+def test_output_that_is_not_utf8_is_compared_with_replacement_characters(tmp_path: Path) -> None:
+    page = _page(
+        tmp_path,
+        "<!-- docpact: console tmp -->\n```console\n$ printf 'a\\377b\\n'\na\ufffdb\n```\n",
+    )
+    assert _run(tmp_path, page) == ["ok"]
+
+
+def test_output_splits_into_lines_at_line_breaks_only(tmp_path: Path) -> None:
+    """A form feed or U+2028 printed is part of its line, as on the page; CRLF is a break."""
+    page = _page(
+        tmp_path,
+        "<!-- docpact: console tmp -->\n```console\n"
+        "$ printf 'a\\fb\\n\\342\\200\\250c\\r\\nd\\n'\na\fb\n\u2028c\nd\n```\n",
+    )
+    assert _run(tmp_path, page) == ["ok"]
+
+
+def test_a_fifo_in_a_tree_without_git_is_left_out_of_the_copy(tmp_path: Path) -> None:
+    """As git lists no FIFO, the copy without git leaves special files out (copying one fails)."""
+    page = _page(tmp_path, "```console\n$ ls fx\nkept.txt\n```\n")
+    (tmp_path / "fx").mkdir()
+    (tmp_path / "fx" / "kept.txt").write_text("x", "utf-8")
+    os.mkfifo(tmp_path / "fx" / "pipe")
+    assert _run(tmp_path, page) == ["ok"]
