@@ -281,3 +281,42 @@ def test_this_repositorys_claims_reach_what_they_are_about() -> None:
     assert "rolloutnorm._normalize.normalize_advantages_by_rollout" in units["mass-per-rollout"]
     assert "rolloutnorm._retention.RetentionPlan.update_units" in units["real-loop-steps"]
     assert "rolloutnorm.verl.register" in units["real-loop-mass"]
+
+
+def test_a_property_that_reaches_no_project_code_cannot_fail_for_its_claim(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Reviewed and passing, but no change to the project could fail it: DP021."""
+    props = project / "tests/test_loss.py"
+    text = props.read_text(encoding="utf-8")
+    body = '    scaled = per_rollout_mean([1.0, 1.0], ["a", "b"], [1, 1], num_trained_rows=2)\n'
+    props.write_text(text.replace(body, "    scaled = [0.5, 0.5]\n"), encoding="utf-8")
+    assert main(["claims", "--update", "mass"]) == 1  # reviewed, and still a finding
+    status, lines = _check(capsys)
+    assert status == 1
+    assert lines == [
+        "docs/loss.md:3: DP021 claim mass: its property test_mass (tests/test_loss.py:10) "
+        "reaches none of the project's own code (in .), so no change there can make it "
+        "fail: test the code the claim is about"
+    ]
+
+
+def test_a_claim_in_a_contracts_section_must_reach_the_contracts_object(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The section's contract names the loss, through its re-export; `units` never calls it."""
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        PYPROJECT
+        + '\n[[tool.docpact.contract]]\nkind = "names"\nobject = "agentrl.per_rollout_mean"\n'
+        'names = ["num_trained_rows"]\ndocs = ["docs/loss.md#loss"]\n',
+        encoding="utf-8",
+    )
+    status, lines = _check(capsys)
+    assert status == 1
+    assert [line for line in lines if "DP021" in line] == [
+        "docs/loss.md:6: DP021 claim units: its property test_units (tests/test_loss.py:16) "
+        "reaches none of the code the claim is about, the objects of the contracts of its "
+        "section: agentrl.per_rollout_mean (pyproject.toml:15); bind it to a property that "
+        "calls them"
+    ]

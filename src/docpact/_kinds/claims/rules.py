@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The rules of the claims kind, DP012 to DP016 and DP018 to DP020, in the order they run."""
+"""The rules of the claims kind, DP012 to DP016 and DP018 to DP021, in the order they run."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from docpact._model.rules import Rule
 from docpact._readers.files import Unreadable
 from docpact._readers.markdown.claims import words_pattern
 from docpact._readers.markdown.prose import visible_prose
+from docpact._readers.python.project import Modules
 from docpact._readers.python.properties import REVIEWED
 
 if TYPE_CHECKING:
@@ -181,6 +182,65 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
     return findings
 
 
+def _reaches_its_subject(subject: Subject) -> list[tuple[str, int, str]]:
+    analysis, config = claims_analysis(subject), subject.config
+    modules = Modules([config.root / folder for folder in config.paths])
+    findings = []
+    for page, block in analysis.claims:
+        bound = analysis.bound(block.argument)
+        if len(bound) != 1:
+            continue  # DP013 reports it
+        binding, about = bound[0], _about(subject, page, block.line)
+        reached = [unit.name for unit in binding.reach.units]
+        where = f"its property {binding.function} ({binding.path}:{binding.line})"
+        if not about:
+            if reached:
+                continue
+            message = (
+                f"claim {block.argument}: {where} reaches none of the project's own code "
+                f"(in {', '.join(config.paths)}), so no change there can make it fail: test "
+                "the code the claim is about"
+            )
+            findings.append((page, block.line, message))
+            continue
+        defined = {name: modules.definition(name) or name for name, _ in about}
+        if any(
+            unit == target or unit.startswith(f"{target}.")
+            for unit in reached
+            for target in defined.values()
+        ):
+            continue
+        named = ", ".join(f"{name} (pyproject.toml:{line})" for name, line in sorted(set(about)))
+        message = (
+            f"claim {block.argument}: {where} reaches none of the code the claim is about, "
+            f"the objects of the contracts of its section: {named}; bind it to a property "
+            "that calls them"
+        )
+        findings.append((page, block.line, message))
+    return findings
+
+
+def _about(subject: Subject, page: str, line: int) -> list[tuple[str, int]]:
+    """The objects a claim is about: those of the contracts whose docs sections hold it."""
+    from docpact._readers.markdown.sections import sections
+
+    text = claims_analysis(subject).pages.get(page)
+    if not isinstance(text, str):
+        return []
+    held = {
+        section.anchor
+        for section in sections(text, subject.config.headings)
+        if section.line <= line <= section.line + section.text.count("\n") + 1
+    }
+    return [
+        (contract.object, contract.line)
+        for contract in subject.config.contracts
+        if getattr(contract, "object", "")
+        for ref in contract.docs
+        if ref.partition("#")[0] == page and ref.partition("#")[2] in held
+    ]
+
+
 def _suppressions_reviewed(subject: Subject) -> list[tuple[str, int, str]]:
     analysis = claims_analysis(subject)
     findings = []
@@ -309,6 +369,14 @@ SUPPRESSIONS_REVIEWED = Rule(
     _suppressions_reviewed,
 )
 
+REACHES_ITS_SUBJECT = Rule(
+    "DP021",
+    "each claim's property reaches the code the claim is about: an object of a contract "
+    "whose docs section holds the claim, else some code of the project's own",
+    "the claim's marker",
+    _reaches_its_subject,
+)
+
 PASSING = Rule(
     "DP018",
     "no claim's property failed in the results that docpact's pytest plugin wrote on the "
@@ -326,5 +394,6 @@ RULES = (
     PASSING,
     SUSPECT,
     SUPPRESSIONS_REVIEWED,
+    REACHES_ITS_SUBJECT,
 )
 """The claims kind's rules, in the order they run."""

@@ -129,6 +129,34 @@ class Modules:
                 found.append(test)
         return found
 
+    def definition(self, dotted: str) -> str | None:
+        """Where an object's dotted path is defined, re-exports followed, as a unit is named.
+
+        `pkg.f`, where `pkg/__init__.py` imports `f` from `pkg._f`, is `pkg._f.f`; a
+        method's path keeps its class (`pkg._plan.Plan.update_units`); a module's is its own.
+
+        Args:
+            dotted: The path, as a contract's `object` names it.
+
+        Returns:
+            The path where it is defined, `None` when it is no object of the project's own.
+        """
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = self.named(".".join(parts[:cut]))
+            if module is None:
+                continue
+            rest = parts[cut:]
+            if not rest:
+                return module.name
+            found = self.lookup(module, rest[0])
+            if found.submodule:
+                return self.definition(".".join([found.submodule, *rest[1:]]))
+            if found.module is None or not found.statements:
+                return None
+            return ".".join([found.module.name or "", *_qualified(found.statements[0], rest)])
+        return None
+
     def named(self, name: str) -> Module | None:
         """The project's own module of that dotted name, `None` when there is none."""
         if name not in self._by_name:
@@ -244,3 +272,9 @@ class Modules:
         parts = module.package.split(".") if module.package else []
         base = parts[: len(parts) - statement.level + 1] if statement.level > 1 else parts
         return ".".join([*base, *([statement.module] if statement.module else [])])
+
+
+def _qualified(statement: ast.stmt, rest: list[str]) -> list[str]:
+    """The qualified name of `rest` under a module-level definition: its own name first."""
+    name = getattr(statement, "name", rest[0])
+    return [name, *rest[1:]]
