@@ -131,6 +131,16 @@ _CSS = (
 .docpact-claim.docpact-failed > .admonition-title {
   background-color: rgb(198 40 40 / 10%);
 }
+/* The light palette's red has 2.9:1 contrast on the dark one's background: this has 6:1. */
+[data-md-color-scheme="slate"] .admonition.docpact-claim.docpact-failed {
+  border-color: #ff8a80;
+}
+[data-md-color-scheme="slate"] .docpact-claim.docpact-failed > .admonition-title::before {
+  background-color: #ff8a80;
+}
+[data-md-color-scheme="slate"] .docpact-claim.docpact-failed > .admonition-title {
+  background-color: rgb(255 138 128 / 10%);
+}
 .docpact-claim .docpact-claim-check {
   display: block;
   font-size: 1em;
@@ -158,7 +168,7 @@ class DocpactPlugin(BasePlugin[_Options]):
         self._analysis: Analysis | None = None
         self._root = Path()
         self._project: Config | None = None
-        self._watched: tuple[Path, ...] = ()
+        self._watched: tuple[tuple[Path, bool], ...] = ()  # each path, and whether recursively
         self.checker: ContractExtension | None = None
 
     def on_config(self, config: MkDocsConfig, **kwargs: Any) -> MkDocsConfig:
@@ -183,9 +193,9 @@ class DocpactPlugin(BasePlugin[_Options]):
         properties = () if claims is None else claims.properties
         results = () if claims is None else map(_folder, claims.results)
         self._watched = (
-            Path(pyproject),
-            *(project.root / path for path in properties),
-            *(project.root / path for path in results),
+            (Path(pyproject), True),
+            *((project.root / path, True) for path in properties),
+            *((project.root / path, recursive) for path, recursive in results),
         )
         if claims is not None and "admonition" not in config.markdown_extensions:
             msg = (
@@ -205,9 +215,13 @@ class DocpactPlugin(BasePlugin[_Options]):
         its claim boxes and findings follow a contract, a property test and a test run as
         they change. A path that does not exist when the server starts is not watched.
         """
-        for path in self._watched:
-            if path.exists():
+        for path, recursive in self._watched:
+            if not path.exists():
+                continue
+            if recursive:  # MkDocs' default
                 server.watch(str(path))
+            else:
+                server.watch(str(path), recursive=False)
         return server
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
@@ -281,11 +295,18 @@ def _is_docpact(name: object) -> bool:
     return module in _DOCPACT_EXTENSION and attribute in ("", "ContractExtension")
 
 
-def _folder(pattern: str) -> str:
-    """The folder a results glob pattern searches: its parts before the first wildcard."""
+def _folder(pattern: str) -> tuple[str, bool]:
+    """The folder a results glob pattern searches, and whether its subfolders are watched.
+
+    The folder is the pattern's fixed prefix, its parts before the first wildcard. Its
+    subfolders are watched when the pattern searches them (a wildcard or `**` in a folder
+    part), except the project root's: they hold `.git`, virtual environments and the
+    built site, so `**/*.json` watches the files of the root alone.
+    """
     parts = pattern.split("/")
     fixed = list(itertools.takewhile(lambda part: not _WILDCARD.search(part), parts))
-    return "/".join(fixed[: len(parts) - 1]) or "."
+    folder = "/".join(fixed[: len(parts) - 1]) or "."
+    return folder, len(fixed) < len(parts) - 1 and folder != "."
 
 
 _WILDCARD = re.compile(r"[*?\[]")
@@ -307,7 +328,7 @@ def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:
         check, status = f"Bound to {len(bound)} properties, which docpact check reports.", ""
     else:
         check, status = "No property checks this claim yet.", ""
-    title = block.title or f"Claim {block.argument}"  # a title holds no double quote
+    title = _literal(block.title or f"Claim {block.argument}")  # it holds no double quote
     classes = f"docpact-claim docpact-{_CLASSES.get(status, 'unknown')}"
     box = [f'!!! {classes} "{title}"', ""]
     box += [f"    {line}" if line.strip() else "" for line in body]
@@ -320,13 +341,13 @@ def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:
 
 def _result(binding: Binding, state: State, analysis: Analysis) -> str:
     """A box's last line: the property, the command that runs it, and its result."""
-    runner = analysis.command(binding)
-    checked = f"`{binding.function}` in `{binding.path}`"
+    runner = _code(analysis.command(binding))
+    checked = f"{_code(binding.function)} in {_code(binding.path)}"
     run = state.run
     if run is None:
-        return f"Not run in this build: {checked} checks it; run `{runner}` to see its result."
-    ran = f"`nox -s {run.session}`" if run.session else "pytest"
-    on = f"commit `{run.commit[:12]}`" if run.commit else "a checkout without git"
+        return f"Not run in this build: {checked} checks it; run {runner} to see its result."
+    ran = _code(f"nox -s {run.session}") if run.session else "pytest"
+    on = f"commit {_code(run.commit[:12])}" if run.commit else "a checkout without git"
     if run.dirty:
         on += " with uncommitted changes"
     if state.status == "stale":
@@ -334,3 +355,23 @@ def _result(binding: Binding, state: State, analysis: Analysis) -> str:
         return f"Not run on this commit: {checked} checks it; {why} in {ran} on {on}."
     word = {"passed": "Passed", "failed": "Failed", "skipped": "Skipped"}[state.status]
     return f"{word}: {checked}, run by {ran} on {on}."
+
+
+def _code(text: str) -> str:
+    """A Markdown code span showing `text` as it is: Markdown escapes its HTML.
+
+    Its backticks are one more than the longest run of them in the text, and a space pads
+    a text that starts or ends with one (Markdown strips it).
+    """
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _literal(text: str) -> str:
+    """Text that Markdown and its extensions show as it is: each mark a character reference."""
+    return _MARKUP.sub(lambda mark: f"&#{ord(mark[0])};", text)
+
+
+# Letters, digits and spaces mean nothing to Markdown, nor do these marks; `_` can emphasize.
+_MARKUP = re.compile(r"[^\w\s\-.,;?/%@']|_")

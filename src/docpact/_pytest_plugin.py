@@ -3,24 +3,43 @@
 
 pytest loads it wherever docpact is installed (the `pytest11` entry point). It registers
 the `docpact_claim` marker, and does nothing else unless pytest runs with
-`--docpact-results PATH`: then, at the start of the session, it reads the bindings of the
-project's claims contract (from `--docpact-pyproject`, by default the `pyproject.toml` of
-pytest's root folder) as `docpact check` reads them, without importing a test; it notes the
-outcome of each bound property's test items as their reports arrive (on pytest-xdist's
-controller, which receives every worker's reports); and at the end of the session it
-writes the results file, atomically, in the format of `docpact._kinds.claims.results`, with
-the nox session (`NOX_CURRENT_SESSION`) and the commit the checkout stood on.
+`--docpact-results PATH`: then it checks at once that it can write PATH; at the start of
+the session it reads the bindings of the project's claims contract (from
+`--docpact-pyproject`, by default the `pyproject.toml` of pytest's root folder) as
+`docpact check` reads them, without importing a test; it notes the outcome of each bound
+property's test items as their reports arrive (on pytest-xdist's controller, which
+receives every worker's reports); and at the end of the session it writes the results
+file, atomically, in the format of `docpact._kinds.claims.results`, with the nox session
+(`NOX_CURRENT_SESSION`, its parameters dropped) and the commit the checkout stood on.
+A test is matched to its binding by the file that defines it, as pytest reports it
+relative to its root folder, so a linked test file or a root folder outside the project
+still finds its binding.
 
 ```console
 $ pytest --docpact-results .docpact/results/tests.json
 ```
+
+What a file records, when a run does not run every property to its end:
+
+- `--collect-only` runs nothing: no file is written, and one already there is kept.
+- A property that failed is recorded as failed: a failed phase of one of its items, or
+  its module (or class) failing to be collected.
+- Otherwise a property is recorded only when every one of its items that pytest selected
+  ran to its end. A run stopped early (`-x`, `--maxfail`, Ctrl-C) does not record a
+  property it passed only in part, nor one it never reached; a selection (`-k`, node ids)
+  records the properties it selected.
+- The file then replaces the one at PATH. When that one was written by the same session
+  on the same commit, both without uncommitted changes, its entries for the properties
+  this run did not record are kept, where the property's code is unchanged: a partial run
+  never drops what an earlier run found on that commit. Any other file is replaced whole,
+  and the properties this run did not record read as not run.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tempfile
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +55,9 @@ _MARKER = (
     "claim it checks (docpact)"
 )
 _PARAMETERS = re.compile(r"\[.*\]\Z", re.DOTALL)
+_NOX_PARAMETERS = re.compile(r"\(.*\)\Z", re.DOTALL)
+
+Key = tuple[str, str]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,28 +80,74 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker; with `--docpact-results`, record the properties' outcomes."""
+    """Register the marker; with `--docpact-results`, record the properties' outcomes.
+
+    Raises:
+        pytest.UsageError: When the results file cannot be written, or the nox session is
+            not one a results file can name.
+    """
     config.addinivalue_line("markers", _MARKER)
     path = config.getoption("docpact_results")
     if path is None or hasattr(config, "workerinput"):  # an xdist worker reports, not writes
         return
+    if config.getoption("collectonly"):  # nothing runs, so nothing is recorded
+        return
+    path = Path(path).absolute()
+    _check_writable(path)
     pyproject = config.getoption("docpact_pyproject") or config.rootpath / "pyproject.toml"
-    config.pluginmanager.register(
-        _Recorder(Path(path).absolute(), Path(pyproject).absolute(), config.rootpath),
-        "docpact-results",
-    )
+    recorder = _Recorder(path, Path(pyproject).absolute(), config.rootpath, _session())
+    config.pluginmanager.register(recorder, "docpact-results")
+
+
+def _check_writable(path: Path) -> None:
+    """Fail now, not after the tests ran, where the results file cannot be written."""
+    try:
+        if path.is_dir():
+            msg = f"--docpact-results: {path} is a folder; name the JSON file to write"
+            raise pytest.UsageError(msg)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _temporary(path).unlink()
+    except OSError as error:
+        msg = f"--docpact-results: cannot write {path}: {error.strerror or error}"
+        raise pytest.UsageError(msg) from None
+
+
+def _session() -> str:
+    """The nox session running pytest (empty for none), as a results file names it."""
+    from docpact._readers.python.properties import SESSION
+
+    running = os.environ.get("NOX_CURRENT_SESSION", "")
+    name = _NOX_PARAMETERS.sub("", running)  # `tests(x=1)`: `nox -s tests` runs it
+    if name and not SESSION.fullmatch(name):
+        msg = (
+            f"--docpact-results: NOX_CURRENT_SESSION is {running!r}, which is not a nox "
+            "session name docpact can record (letters, digits and _.-+)"
+        )
+        raise pytest.UsageError(msg)
+    return name
+
+
+def _temporary(path: Path) -> Path:
+    """A new, empty, hidden file beside `path`, with the mode the umask gives any new file."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    return temporary
 
 
 class _Recorder:
     """Collects the bound properties' outcomes, and writes them at the end of the session."""
 
-    def __init__(self, path: Path, pyproject: Path, rootpath: Path) -> None:
+    def __init__(self, path: Path, pyproject: Path, rootpath: Path, session: str) -> None:
         self.path = path
         self.pyproject = pyproject
         self.rootpath = rootpath
+        self.session = session
         self.root = pyproject.parent
-        self.bindings: dict[tuple[str, str], Binding] = {}
-        self.outcomes: dict[tuple[str, str], set[str]] = {}
+        self.bindings: dict[Key, Binding] = {}
+        self.outcomes: dict[Key, set[str]] = {}
+        self.functions: dict[Key, set[str]] = {}  # each property's node ids, parameters dropped
+        self.selected: set[str] = set()
+        self.finished: set[str] = set()
         self.commit: str | None = None
         self.dirty = False
 
@@ -107,11 +175,37 @@ class _Recorder:
         self.bindings = {(b.path, b.node): b for b in analysis.bindings if b.claim is not None}
         self.commit, self.dirty = git_head(self.root)
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Note the items selected to run (without xdist)."""
+        self.selected.update(item.nodeid for item in session.items)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        """Note the items selected to run (on xdist's controller, from each worker)."""
+        self.selected.update(ids)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Fail (or skip) the bound properties of a module or class that failed to collect."""
+        if report.passed:
+            return
+        file, _, node = report.nodeid.partition("::")
+        name = self._name(file)
+        if name is None:
+            return
+        for path, function in self.bindings:
+            in_file = path == name or name == "." or path.startswith(f"{name}/")
+            if in_file and (not node or function == node or function.startswith(f"{node}::")):
+                outcome = "failed" if report.failed else "skipped"
+                self.outcomes.setdefault((path, function), set()).add(outcome)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Note a bound property's outcome: a failure in any phase, a skip, a passed call."""
-        key = self._key(report.nodeid)
-        if key not in self.bindings:
+        if report.when == "teardown":
+            self.finished.add(report.nodeid)
+        key = self._key(report)
+        if key is None:
             return
+        self.functions.setdefault(key, set()).add(_PARAMETERS.sub("", report.nodeid))
         if report.failed:
             self.outcomes.setdefault(key, set()).add("failed")
         elif report.skipped:
@@ -124,33 +218,89 @@ class _Recorder:
         """Write the results file, replacing any older one only once it is whole."""
         from docpact._kinds.claims.results import OUTCOMES, encode
 
-        entries = [
-            {
-                "path": path,
-                "node": node,
-                "claim": self.bindings[path, node].claim or "",
-                "code": self.bindings[path, node].code,
+        unfinished = {_PARAMETERS.sub("", nodeid) for nodeid in self.selected - self.finished}
+        entries = {
+            key: {
+                "path": key[0],
+                "node": key[1],
+                "claim": self.bindings[key].claim or "",
+                "code": self.bindings[key].code,
                 "outcome": next(o for o in OUTCOMES if o in outcomes),
             }
-            for (path, node), outcomes in sorted(self.outcomes.items())
-        ]
-        text = encode(os.environ.get("NOX_CURRENT_SESSION", ""), self.commit, self.dirty, entries)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+            for key, outcomes in self.outcomes.items()
+            if "failed" in outcomes or not self.functions.get(key, set()) & unfinished
+        }
+        entries = self._kept() | entries
+        text = encode(self.session, self.commit, self.dirty, [entries[k] for k in sorted(entries)])
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(text)
-            Path(temporary).replace(self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = _temporary(self.path)
+            try:
+                temporary.write_text(text, encoding="utf-8")
+                temporary.replace(self.path)
+            except BaseException:
+                temporary.unlink(missing_ok=True)
+                raise
+        except OSError as error:
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            message = f"--docpact-results: cannot write {self.path}: {error.strerror or error}"
+            if reporter is None:
+                print(f"ERROR: {message}", file=sys.stderr)
+            else:
+                reporter.write_line(f"ERROR: {message}", red=True)
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
-    def _key(self, nodeid: str) -> tuple[str, str]:
-        """A test item's `(path, node)` as a binding gives them: the parameters dropped."""
-        file, _, node = nodeid.partition("::")
-        path = (self.rootpath / file).resolve()
+    def _kept(self) -> dict[Key, dict[str, str]]:
+        """The entries of the file being replaced that still hold for this run's commit."""
+        from docpact._kinds.claims.results import read_run
+        from docpact._readers.files import Unreadable
+
+        if self.commit is None or self.dirty or not self.path.is_file():
+            return {}
         try:
-            name = path.relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return ("", "")
-        return name, _PARAMETERS.sub("", node)
+            old = read_run(self.path, self.path.name)
+        except (Unreadable, ValueError):
+            return {}
+        if (old.session, old.commit, old.dirty) != (self.session, self.commit, False):
+            return {}
+        return {
+            key: {"path": key[0], "node": key[1], "claim": binding.claim or ""}
+            | {"code": code, "outcome": outcome}
+            for key, (code, outcome) in old.outcomes.items()
+            if (binding := self.bindings.get(key)) is not None and binding.code == code
+        }
+
+    def _key(self, report: pytest.TestReport) -> Key | None:
+        """The bound property a test report is of, by the file that defines its function.
+
+        pytest gives the file relative to its root folder and the function as
+        `Class.name[parameters]`; the node id's file, tried next, is relative to the path
+        given on the command line when that lies outside the root folder.
+        """
+        file, _, domain = report.location
+        node = _PARAMETERS.sub("", domain).replace(".", "::")
+        nodeid_file, _, nodeid_node = report.nodeid.partition("::")
+        for path, function in ((file, node), (nodeid_file, _PARAMETERS.sub("", nodeid_node))):
+            name = self._name(path)
+            if name is not None and (name, function) in self.bindings:
+                return name, function
+        return None
+
+    def _name(self, file: str) -> str | None:
+        """A path relative to pytest's root folder, relative to the project root instead.
+
+        A link is not followed, as the bindings' paths follow none, unless the root folder
+        or the project root is reached through one.
+        """
+        path = Path(os.path.normpath(self.rootpath / file))
+        real = self.root.resolve()
+        for candidate, root in ((path, self.root), (path, real), (_real_folder(path), real)):
+            if candidate.is_relative_to(root):
+                return candidate.relative_to(root).as_posix()
+        return None
+
+
+def _real_folder(path: Path) -> Path:
+    """The path with its folder's links followed, and its own name kept (a linked file's)."""
+    return path.parent.resolve() / path.name

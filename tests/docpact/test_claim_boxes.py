@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 import textwrap
 import types
 from pathlib import Path
@@ -173,9 +175,11 @@ class _Server:
 
     def __init__(self) -> None:
         self.watched: list[str] = []
+        self.recursive: dict[str, bool] = {}
 
-    def watch(self, path: str) -> None:
+    def watch(self, path: str, *, recursive: bool = True) -> None:
         self.watched.append(path)
+        self.recursive[path] = recursive
 
 
 def test_serve_watches_the_pyproject_and_each_properties_path_there_is(tmp_path) -> None:
@@ -194,6 +198,24 @@ def test_serve_watches_the_pyproject_and_each_properties_path_there_is(tmp_path)
         str(project / "tests"),
         str(project / "checks" / "test_more.py"),
     ]
+
+
+def test_serve_watches_a_results_folder_and_its_subfolders_only_where_searched(tmp_path) -> None:
+    """`d/*.json` watches d alone, `d/**/*.json` its tree, `**/*.json` the root's files."""
+    project = _project(tmp_path)
+    results = 'results = [".docpact/results/*.json", "out/**/*.json", "**/*.json"]'
+    (project / "pyproject.toml").write_text(PYPROJECT + results + "\n", encoding="utf-8")
+    (project / ".docpact" / "results").mkdir(parents=True)
+    (project / "out").mkdir()
+    plugin, config = _plugin(project)
+    server = _Server()
+    plugin.on_serve(server, config=config, builder=lambda: None)
+    assert server.watched[2:] == [
+        str(project / ".docpact" / "results"),
+        str(project / "out"),
+        str(project / "."),
+    ]
+    assert [server.recursive[path] for path in server.watched[2:]] == [False, True, False]
 
 
 def test_serve_watches_the_named_pyproject_alone_without_its_properties(tmp_path) -> None:
@@ -307,3 +329,90 @@ def test_a_less_indented_line_of_an_indented_claim_joins_the_box_at_its_indent(t
         "        carries 1.\n\n"
         f"        {NOT_RUN}</span>\n"
     )
+
+
+def _html(markdown: str) -> str:
+    """The HTML that Markdown, with the admonition extension, makes of a rendered page."""
+    import markdown as md
+
+    return md.markdown(markdown, extensions=["admonition"])
+
+
+def test_a_title_shows_as_written_not_as_markdown_or_html(tmp_path) -> None:
+    project = _project(tmp_path)
+    title = "A <b>bold</b> *claim* & [a link](x) `code` $x$ _u_ \\ one-row, 1.5"
+    rendered = _render(project, f'<!-- docpact: claim one-row "{title}" -->\nText.\n')
+    (shown,) = re.findall(r'<p class="admonition-title">(.*?)</p>', _html(rendered))
+    assert "<" not in shown
+    assert html.unescape(shown) == title
+
+
+def test_the_check_line_shows_paths_and_names_as_written(tmp_path) -> None:
+    """A property file named with HTML and a backtick shows them as text, in code spans."""
+    project = _project(tmp_path)
+    (project / "tests" / "test_props.py").rename(project / "tests" / "test_<i>`x.py")
+    built = _html(_render(project, "<!-- docpact: claim one-row -->\nText.\n"))
+    assert "<i>" not in built
+    codes = [html.unescape(code) for code in re.findall(r"<code>(.*?)</code>", built)]
+    assert codes == [
+        "test_one_row",
+        "tests/test_<i>`x.py",
+        "pytest tests/test_<i>`x.py::test_one_row",
+    ]
+
+
+def test_a_run_with_uncommitted_changes_shows_as_such(tmp_path) -> None:
+    from docpact._kinds.claims.results import Run, State
+    from docpact._plugin import _result
+
+    plugin, _ = _plugin(_project(tmp_path))
+    (binding,) = plugin._analysis.bindings
+    run = Run(
+        "r.json", "", "1" * 40, True, {(binding.path, binding.node): (binding.code, "passed")}
+    )
+    line = _result(binding, State("stale", run), plugin._analysis)
+    assert line == (
+        "Not run on this commit: `test_one_row` in `tests/test_props.py` checks it; it last ran "
+        "in pytest on commit `111111111111` with uncommitted changes."
+    )
+
+
+def _luminance(colour: tuple[float, float, float]) -> float:
+    """WCAG's relative luminance of an sRGB colour, each channel 0 to 255."""
+    linear = [
+        c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4
+        for c in colour
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(one: tuple[float, ...], other: tuple[float, ...]) -> float:
+    high, low = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _hex(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+# Material's box backgrounds: white, and slate's hsl(225deg 15% 14%) (--md-hue 225deg).
+_BACKGROUNDS = {"default": (255, 255, 255), "slate": (30, 33, 41)}
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_the_failed_red_has_4_5_to_1_contrast_in_both_palettes(scheme: str) -> None:
+    """Against the box's background and its title's tint of the red, in either palette."""
+    prefix = '[data-md-color-scheme="slate"] ' if scheme == "slate" else ""
+    rule = re.escape(f"{prefix}.docpact-claim.docpact-failed > .admonition-title")
+    icon = re.search(rf"(?m)^{rule}::before {{\n  background-color: (#\w+);", _CSS)[1]
+    border = re.search(
+        rf"(?m)^{re.escape(prefix)}\.admonition\.docpact-claim\.docpact-failed {{\n"
+        r"  border-color: (#\w+);",
+        _CSS,
+    )[1]
+    tint = re.search(rf"(?m)^{rule} {{\n  background-color: rgb\((\d+) (\d+) (\d+) / 10%\);", _CSS)
+    background = _BACKGROUNDS[scheme]
+    tinted = tuple(0.1 * int(c) + 0.9 * b for c, b in zip(tint.groups(), background, strict=True))
+    assert icon == border
+    assert _contrast(_hex(icon), background) >= 4.5
+    assert _contrast(_hex(icon), tinted) >= 4.5

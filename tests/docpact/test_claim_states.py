@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
+import re
 import types
 from pathlib import Path
 
 import pytest
 
+from docpact import load_config
+from docpact._kinds.claims import results
 from docpact._kinds.claims.results import Run, encode, read_runs, state
+from docpact._model.errors import DocpactError
 from docpact._plugin import _folder
 from docpact._readers.markdown.claims import read_page
 from docpact._readers.python.properties import Binding
@@ -20,8 +26,17 @@ KEY = ("tests/t.py", "test_p")
 HEAD = "1" * 40
 
 
-def _run(session: str, outcome: str, *, commit: str = HEAD, code: str = "aaaaaaaaaaaa") -> Run:
-    return Run(f"{session}-{outcome}.json", session, commit, False, {KEY: (code, outcome)})
+def _run(
+    session: str,
+    outcome: str,
+    *,
+    commit: str | None = HEAD,
+    code: str = "aaaaaaaaaaaa",
+    dirty: bool = False,
+    mtime: float = 0.0,
+) -> Run:
+    name = f"{session}-{outcome}.json"
+    return Run(name, session, commit, dirty, {KEY: (code, outcome)}, mtime)
 
 
 def test_no_results_leave_the_property_not_run() -> None:
@@ -38,10 +53,39 @@ def test_a_failure_wins_over_a_pass_and_a_pass_over_a_skip() -> None:
 
 
 def test_the_propertys_own_session_is_read_first() -> None:
-    runs = [_run("other", "failed"), _run("tests", "passed")]
-    assert state(BINDING, "tests", runs, HEAD).status == "passed"
+    runs = [_run("other", "skipped"), _run("tests", "skipped"), _run("other", "passed")]
+    assert state(BINDING, "tests", runs, HEAD).status == "skipped"
     # With none of its own session's, another session's results say what ran.
-    assert state(BINDING, "verl", runs, HEAD).status == "failed"
+    assert state(BINDING, "verl", runs, HEAD).status == "passed"
+
+
+def test_a_failure_on_this_commit_in_another_session_is_never_hidden() -> None:
+    """The own session's pass does not hide another session's failure on the same commit."""
+    runs = [_run("other", "failed"), _run("tests", "passed")]
+    found = state(BINDING, "tests", runs, HEAD)
+    assert (found.status, found.run.session) == ("failed", "other")
+    # Its own session's failure is named first.
+    runs.append(_run("tests", "failed"))
+    assert state(BINDING, "tests", runs, HEAD).run.session == "tests"
+
+
+def test_a_run_with_uncommitted_changes_is_not_the_commits_result() -> None:
+    """A dirty run on the commit is stale, shown as such; it neither passes nor fails it."""
+    for outcome in ("passed", "failed"):
+        found = state(BINDING, "tests", [_run("tests", outcome, dirty=True)], HEAD)
+        assert (found.status, found.run.dirty, found.changed) == ("stale", True, False)
+    runs = [_run("tests", "failed", dirty=True), _run("tests", "passed")]
+    assert state(BINDING, "tests", runs, HEAD).status == "passed"
+
+
+def test_a_stale_property_names_its_newest_run_not_the_last_path() -> None:
+    newer = _run("tests", "failed", commit="2" * 40, mtime=20.0)
+    older = dataclasses.replace(_run("tests", "passed", commit="3" * 40, mtime=10.0), path="z")
+    found = state(BINDING, "tests", [newer, older], HEAD)
+    assert (found.status, found.run) == ("stale", newer)
+    # Its own session's newest, when it has one.
+    other = _run("other", "passed", commit="4" * 40, mtime=30.0)
+    assert state(BINDING, "tests", [newer, older, other], HEAD).run == newer
 
 
 def test_results_of_another_commit_or_older_code_are_stale() -> None:
@@ -61,7 +105,8 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
     (tmp_path / "r" / "empty.json").write_text(encode("", None, False, []), "utf-8")
     runs, problems = read_runs(tmp_path, ("r/*.json",))
     assert problems == []
-    assert runs == [
+    assert all(run.mtime > 0 for run in runs)  # the files' modification times
+    assert [dataclasses.replace(run, mtime=0.0) for run in runs] == [
         Run("r/empty.json", "", None, False, {}),
         Run("r/one.json", "tests", HEAD, True, {KEY: ("a" * 12, "passed")}),
     ]
@@ -79,13 +124,40 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
             "dirty must be true or false",
         ),
         (
+            '{"docpact_results": 1, "session": "\\ud800", "commit": null}',
+            "session must be empty or a nox session name",
+        ),
+        (
+            '{"docpact_results": 1, "session": "<b>x</b>", "commit": null}',
+            "session must be empty or a nox session name",
+        ),
+        (
+            '{"docpact_results": 1, "session": "", "commit": "abc<script>"}',
+            "commit must be null or a commit's id",
+        ),
+        (
+            f'{{"docpact_results": 1, "session": "", "commit": "{"A" * 40}"}}',
+            "commit must be null or a commit's id",
+        ),
+        (
             '{"docpact_results": 1, "session": "", "commit": null, "dirty": false, '
             '"properties": [{"path": "a", "node": "b", "code": "c", "outcome": "ok"}]}',
             "properties[0] needs the strings path, node, code and an outcome of failed, "
             "passed, skipped",
         ),
     ],
-    ids=["json", "deep", "format", "types", "dirty", "outcome"],
+    ids=[
+        "json",
+        "deep",
+        "format",
+        "types",
+        "dirty",
+        "surrogate",
+        "html",
+        "commit",
+        "uppercase",
+        "outcome",
+    ],
 )
 def test_a_file_that_is_not_a_results_file_says_why(tmp_path: Path, text: str, why: str) -> None:
     (tmp_path / "r.json").write_text(text, encoding="utf-8")
@@ -105,17 +177,74 @@ def test_a_results_path_that_is_a_folder_is_unreadable(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("pattern", "folder"),
+    ("pattern", "watched"),
     [
-        (".docpact/results/*.json", ".docpact/results"),
-        ("results.json", "."),
-        ("out/*/r.json", "out"),
-        ("**/*.json", "."),
-        ("a/b/c.json", "a/b"),
+        (".docpact/results/*.json", (".docpact/results", False)),
+        ("results.json", (".", False)),
+        ("out/*/r.json", ("out", True)),
+        (".docpact/**/*.json", (".docpact", True)),
+        ("a/b/**/c/*.json", ("a/b", True)),
+        ("**/*.json", (".", False)),
+        ("*/r.json", (".", False)),
+        ("a/b/c.json", ("a/b", False)),
     ],
 )
-def test_serve_watches_the_folder_a_results_pattern_searches(pattern: str, folder: str) -> None:
-    assert _folder(pattern) == folder
+def test_serve_watches_the_fixed_prefix_of_a_results_pattern(
+    pattern: str, watched: tuple[str, bool]
+) -> None:
+    """The folder before the first wildcard; its subfolders only where searched, not the root's."""
+    assert _folder(pattern) == watched
+
+
+@pytest.mark.parametrize(
+    ("results", "why"),
+    [
+        ('["."]', "'.', which names the project root, not its results files"),
+        ('["./"]', "'.', which names the project root"),
+        ('["r/a**.json"]', "'r/a**.json', which has ** inside a name"),
+        ('["r/**"]', "'r/**', which ends in **, which matches folders"),
+    ],
+)
+def test_a_results_pattern_that_cannot_name_files_is_a_contract_error(
+    tmp_path: Path, results: str, why: str
+) -> None:
+    """Refused when the contract is read, at the key's line: pathlib would raise on some."""
+    pyproject = PROJECT["pyproject.toml"] + f"results = {results}\n"
+    (tmp_path / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    line = pyproject.splitlines().index(f"results = {results}") + 1
+    with pytest.raises(DocpactError) as raised:
+        load_config(tmp_path / "pyproject.toml")
+    message = str(raised.value)
+    assert re.match(
+        rf"\S*pyproject\.toml:{line}: error: tool\.docpact\.contract\[0\]\.results ", message
+    )
+    assert why in message
+
+
+def test_docpact_check_exits_2_on_a_bad_results_pattern(tmp_path: Path) -> None:
+    project = _write(tmp_path, PROJECT)
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(PROJECT["pyproject.toml"] + "results = ['.']\n", encoding="utf-8")
+    from docpact._cli import main
+
+    assert main(["check", "--pyproject", str(pyproject)]) == 2
+
+
+@pytest.mark.parametrize("pattern", [".", "r/a**.json", "", "r/**"])
+def test_read_runs_reports_a_pattern_it_cannot_search_instead_of_raising(
+    tmp_path: Path, pattern: str
+) -> None:
+    runs, problems = read_runs(tmp_path, (pattern, "*.json"))
+    assert runs == []
+    ((name, why),) = problems
+    assert (name, why.split(":")[0]) == (pattern, "is not a results pattern docpact can search")
+
+
+def test_the_results_docstring_names_modules_that_exist() -> None:
+    names = re.findall(r"`(docpact\.[\w.]+)`", results.__doc__)
+    assert "docpact._pytest_plugin" in names
+    for name in names:
+        importlib.import_module(name)
 
 
 def test_a_title_is_read_and_reviewed_with_the_claim() -> None:
