@@ -105,8 +105,36 @@ def get_parser(*, registered: bool = False) -> argparse.ArgumentParser:
         metavar="PCT",
         help="exit 1 when fewer than PCT percent of the public objects are covered",
     )
+    impact = commands.add_parser(
+        "impact",
+        help="list what a change puts at risk: contracts, claims, suppressions",
+        description=(
+            "List every contract, claim and not-a-claim suppression that depends on a line "
+            "changed between a revision and the working tree (untracked files included): "
+            "a contract's object, file and docs sections; a claim's text, property and code "
+            "under test. What a pull request's review should read again."
+        ),
+        epilog=(
+            "exit status: 0 nothing bound changed, 1 something at risk is listed, 2 usage or "
+            "configuration error (no git, --base no revision)"
+        ),
+    )
+    impact.add_argument("--pyproject", type=Path, help="the pyproject.toml to read")
+    impact.add_argument(
+        "--base", default="HEAD", help="the revision to compare with (default: HEAD)"
+    )
+    impact.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="as for check: text, github annotations, json or sarif",
+    )
     # What each command runs, and whether the project must declare contracts for it.
-    parser.runs = {"check": (_check, True), "coverage": (_coverage, False)}
+    parser.runs = {
+        "check": (_check, True),
+        "coverage": (_coverage, False),
+        "impact": (_impact, True),
+    }
     for kind in (all_kinds() if registered else KINDS).values():
         for add_command in kind.commands:
             before = set(commands.choices)
@@ -223,6 +251,18 @@ def _check(options: argparse.Namespace, config: Config) -> int:
     ]
     for output in render(findings, options.format):
         logger.warning(output)
+    return 1 if findings else 0
+
+
+def _impact(options: argparse.Namespace, config: Config) -> int:
+    """Run `docpact impact`: what depends on the lines changed since `--base`."""
+    from docpact._impact import impact  # reads git: not for a check
+
+    findings = impact(config, options.base)
+    for output in render(findings, options.format):
+        logger.warning(output)
+    if not findings and options.format in {"text", "github"}:
+        logger.info("nothing that docpact checks depends on the changes since %s", options.base)
     return 1 if findings else 0
 
 

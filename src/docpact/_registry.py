@@ -19,6 +19,7 @@ from docpact._kinds.claims import CLAIMS
 from docpact._kinds.config_defaults import CONFIG_DEFAULTS
 from docpact._kinds.coverage import COVERAGE_RULES
 from docpact._kinds.divisor import DIVISOR
+from docpact._kinds.impact import IMPACT_RULES
 from docpact._kinds.kinds import KIND_NAMES
 from docpact._kinds.names import NAMES
 from docpact._model.errors import DocpactError
@@ -56,13 +57,13 @@ DEFAULT_KIND = DIVISOR.name
 
 def _rules(kinds: dict[str, Kind]) -> tuple[Rule, ...]:
     by_code = {rule.code: rule for kind in kinds.values() for rule in kind.rules}
-    by_code.update({rule.code: rule for rule in COVERAGE_RULES})
+    by_code.update({rule.code: rule for rule in (*COVERAGE_RULES, *IMPACT_RULES)})
     return tuple(by_code[code] for code in sorted(by_code))
 
 
 RULES: tuple[Rule, ...] = _rules(KINDS)
 """Every rule of docpact's own kinds once, by code, whichever kinds share it, and
-`docpact coverage`'s."""
+`docpact coverage`'s and `docpact impact`'s."""
 
 
 def all_kinds() -> dict[str, Kind]:

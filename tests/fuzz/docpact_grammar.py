@@ -428,7 +428,9 @@ def stamped(page: str, tests: str, path: str = "tests/test_props.py") -> str:
     for binding in read_text_bindings(tests, path):
         old = f'("{binding.claim}", reviewed="{STAMP}")'
         tests = tests.replace(
-            XX
+            old,
+            f'("{binding.claim}", reviewed="{texts[binding.claim]}/{binding.code}/'
+            f'{binding.tested}")',
         )
     return tests
 

@@ -157,6 +157,39 @@ class Modules:
             return ".".join([found.module.name or "", *_qualified(found.statements[0], rest)])
         return None
 
+    def locate(self, dotted: str) -> tuple[Path, int, int] | None:
+        """Where an object of the project's own is written: its file, first and last line.
+
+        A module is its whole file (last line 0); a definition runs from its first decorator
+        to its end; a method or a class's field within its class.
+
+        Args:
+            dotted: The object's path, re-exports followed (`definition`).
+
+        Returns:
+            The file and lines, `None` when the object is not found.
+        """
+        defined = self.definition(dotted)
+        if defined is None:
+            return None
+        parts = defined.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = self.named(".".join(parts[:cut]))
+            if module is None:
+                continue
+            if cut == len(parts):
+                return module.path, 1, 0
+            body: list[ast.stmt] = self.defined(module).get(parts[cut], [])
+            node: ast.stmt | None = body[0] if body else None
+            for name in parts[cut + 1 :]:
+                members = getattr(node, "body", []) if isinstance(node, ast.ClassDef) else []
+                node = next((m for m in members if name in _member_names(m)), None)
+            if node is None:
+                return None
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            return module.path, first, node.end_lineno or node.lineno
+        return None
+
     def named(self, name: str) -> Module | None:
         """The project's own module of that dotted name, `None` when there is none."""
         if name not in self._by_name:
@@ -278,3 +311,10 @@ def _qualified(statement: ast.stmt, rest: list[str]) -> list[str]:
     """The qualified name of `rest` under a module-level definition: its own name first."""
     name = getattr(statement, "name", rest[0])
     return [name, *rest[1:]]
+
+
+def _member_names(statement: ast.stmt) -> list[str]:
+    """The names a class-body statement defines."""
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [statement.name]
+    return bound(statement)

@@ -70,6 +70,7 @@ class Binding:
         node: The property's pytest node id after its path: the function's name, or
             `Class::name` for a method.
         reach: The code under test now; empty for bindings read from a text alone.
+        end: The last line of the decorated function.
     """
 
     path: str
@@ -84,6 +85,7 @@ class Binding:
     has_reviewed: bool = False
     node: str = ""
     reach: Reach = field(default=Reach(), compare=False, repr=False)
+    end: int = 0
 
     @property
     def tested(self) -> str:
@@ -272,7 +274,14 @@ def _bindings(
                     found[-1] = Binding(where, decorator.lineno, node.name, None, problem=problem)
                     continue
                 node_id = node_ids.get(id(node), node.name)
-                found[-1] = Binding(**{**binding.__dict__, "code": code, "node": node_id})
+                found[-1] = Binding(
+                    **{
+                        **binding.__dict__,
+                        "code": code,
+                        "node": node_id,
+                        "end": node.end_lineno or node.lineno,
+                    }
+                )
     return sorted(found, key=lambda b: b.line)
 
 

@@ -10,8 +10,10 @@ this rule, to the project's own code (`docpact._readers.python.project`):
 - a module's attribute (`pkg.sub.f`), a class's attribute (`Plan.build`);
 - an attribute of an object whose class is known (`plan.update_units`): the object was
   made by calling the class, is a parameter or attribute annotated with it, is `self` or
-  `cls`, or was returned by a call whose function is annotated to return it (or, without an
-  annotation, returns it): its class's methods, properties and fields, bases included;
+  `cls`, is the loop variable over a parameter annotated as a collection of it
+  (`list[Plan]`), is what the pytest fixture of its name returns, or was returned by a call
+  whose function is annotated to return it (or, without an annotation, returns it): its
+  class's methods, properties and fields, bases included;
 - calling a class reaches its special methods (`__init__`, `__post_init__`, `__call__`,
   `__missing__`...), its bases' included: Python calls them without naming them.
 
@@ -19,8 +21,9 @@ Each function, method, class body (its fields and decorators, without its method
 module-level assignment so reached is a *unit* of the code under test, fingerprinted as the
 property's code is (docstrings and formatting do not count), and followed in turn. A
 library's or a builtin's names are not followed. What the rule cannot resolve is listed,
-never dropped: an attribute of an object of unknown class, when some class of the reached
-modules defines a method of that name, and a name a project module neither defines nor
+never dropped: an attribute of an object of unknown class, when some class reached (of the
+project or of the tests) defines a method of that name that no builtin type has (`split`,
+`items` and `__init__` are taken for a builtin's), and a name a project module neither defines nor
 imports. Parameters called as functions and pytest fixtures are not followed.
 """
 
@@ -42,6 +45,16 @@ if TYPE_CHECKING:
 __all__ = ["Reach", "Reacher", "Unit"]
 
 _CLAIM_DECORATORS = frozenset({"claim", "docpact_claim"})
+# The methods of builtin types: an object of unknown class calling one is most often a builtin.
+_BUILTIN_METHODS = frozenset(
+    name
+    for kind in (str, bytes, int, float, list, tuple, dict, set, frozenset, object)
+    for name in dir(kind)
+)
+_COLLECTIONS = frozenset(
+    {"list", "List", "Sequence", "Iterable", "Iterator", "Collection", "set", "frozenset"}
+    | {"tuple", "Tuple", "Set", "FrozenSet", "MutableSequence"}
+)
 _PROPERTIES = frozenset({"property", "cached_property"})
 
 
@@ -182,9 +195,9 @@ class Reacher:
             unknown += scan.unknown
             queue += scan.edges
         own = [d for d in seen.values() if d.module.own and d.node is not None]
-        methods = {
+        methods = {  # of every class reached, the test code's too
             m.name
-            for d in own
+            for d in seen.values()
             if isinstance(d.node, ast.ClassDef)
             for m in d.node.body
             if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -193,7 +206,7 @@ class Reacher:
             f"{self._relative(path)}:{line}: {text} "
             f"({'an object of unknown class' if why == 'method' else why})"
             for path, line, text, why in unknown
-            if why != "method" or text.rpartition(".")[2] in methods
+            if why != "method" or text.rpartition(".")[2] in methods - _BUILTIN_METHODS
         }
         return Reach(tuple(sorted(self._unit(d) for d in own)), tuple(sorted(unresolved)))
 
@@ -327,6 +340,7 @@ class _Scanner:
         self.env: dict[str, _Value] = {}
         self.local: set[str] = set()
         self.memo: dict[int, _Value | None] = {}
+        self.elements: dict[str, _Value] = {}  # the item class of annotated collections
 
     def run(self) -> _Scan:
         node = self.definition.node
@@ -355,10 +369,17 @@ class _Scanner:
             self._parameters(node)
             self.env.update(self.reacher.seeds.get(_key(self.definition), {}))
         for sub in sorted(
-            (n for n in nodes if isinstance(n, ast.Assign | ast.AnnAssign | ast.NamedExpr)),
+            (
+                n
+                for n in nodes
+                if isinstance(n, ast.Assign | ast.AnnAssign | ast.NamedExpr | ast.For)
+            ),
             key=lambda n: (n.lineno, n.col_offset),
         ):
-            self._assigned(sub)
+            if isinstance(sub, ast.For):
+                self._looped(sub)
+            else:
+                self._assigned(sub)
         for sub in nodes:
             if isinstance(sub, ast.Name | ast.Attribute | ast.Call):
                 self.value(sub)
@@ -409,8 +430,23 @@ class _Scanner:
             if argument.annotation is not None:
                 if (found := self.annotation(argument.annotation)) is not None:
                     self.env[argument.arg] = found
+                elif (element := self._element(argument.annotation)) is not None:
+                    self.elements[argument.arg] = element
             elif n == 0 and owner is not None and "staticmethod" not in decorators:
                 self.env[argument.arg] = owner if "classmethod" in decorators else _Instance(owner)
+
+    def _element(self, node: ast.expr) -> _Value | None:
+        """The class of an annotated collection's items: `list[C]`, `Sequence[C]`..."""
+        if not isinstance(node, ast.Subscript) or _name(node.value) not in _COLLECTIONS:
+            return None
+        inner = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+        return self.annotation(inner)
+
+    def _looped(self, node: ast.For) -> None:
+        """`for x in items`, where `items` is annotated as a collection of a class."""
+        named = isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Name)
+        if named and (element := self.elements.get(node.iter.id)) is not None:  # type: ignore[union-attr]
+            self.env[node.target.id] = element  # type: ignore[union-attr]
 
     def _assigned(self, node: ast.Assign | ast.AnnAssign | ast.NamedExpr) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -419,6 +455,8 @@ class _Scanner:
         found = None
         if isinstance(node, ast.AnnAssign):
             found = self.annotation(node.annotation)
+            if found is None and (element := self._element(node.annotation)) is not None:
+                self.elements[targets[0].id] = element
         if found is None and node.value is not None:
             found = self.value(node.value)
         if isinstance(found, _Def | _Instance):
@@ -442,13 +480,26 @@ class _Scanner:
                 return _Instance(found)
         return None
 
-    def _static(self, node: ast.expr) -> _Value | None:
-        """A name or attribute resolved in the module's scope, nothing reached."""
+    def _static(self, node: ast.expr, depth: int = 0) -> _Value | None:
+        """A name or attribute resolved in the module's scope, nothing reached.
+
+        A module-level alias (`Plan = plans.Plan`) is what it names.
+        """
+        if depth > 20:
+            return None
         if isinstance(node, ast.Name):
             found, _ = self.reacher.lookup(self.module, node.id)
-            return found[0] if found else None
+            first = found[0] if found else None
+            value = getattr(first.node, "value", None) if first is not None else None
+            alias = isinstance(first, _Def) and isinstance(first.node, ast.Assign | ast.AnnAssign)
+            if alias and isinstance(value, ast.Name | ast.Attribute):
+                return _Scanner(self.reacher, first)._static(value, depth + 1)  # type: ignore[arg-type]
+            return first
         if isinstance(node, ast.Attribute):
-            base = self._static(node.value)
+            base = self._static(node.value, depth + 1)
+            if isinstance(base, _Def) and base.node is None:  # a module's name
+                found, _ = self.reacher.lookup(base.module, node.attr)
+                return found[0] if found else None
             if isinstance(base, _Def):
                 found = self._member(base, node.attr)
                 return found[0] if found else None

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: MIT
+"""What a change puts at risk: the contracts, claims and suppressions on its changed lines.
+
+Changed lines are those that differ between a revision and the working tree.
+
+What each depends on, by file and lines:
+
+- a contract: its object's definition, docstring included (a module: its whole file), its
+  `file`, and each of its docs sections, from the heading to the next of its level;
+- a claim: its block on the page, its property's function, and every unit of its code
+  under test (`docpact._readers.python.reach`);
+- a suppression: its marker and block.
+
+Each is reported once, at its own line (a contract at its table in `pyproject.toml`),
+naming what changed. The change is read with git (`docpact._readers.git`); nothing is
+imported or run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from docpact._kinds.claims.analysis import analyse
+from docpact._kinds.impact import CLAIM_AT_RISK, CONTRACT_AT_RISK, SUPPRESSION_AT_RISK
+from docpact._readers.files import Unreadable, read_text
+from docpact._readers.git import changed_lines
+from docpact._readers.markdown.sections import sections
+from docpact._readers.python.project import Modules
+
+if TYPE_CHECKING:
+    from docpact._model.config import Config, Contract
+    from docpact._model.findings import Finding
+
+__all__ = ["impact"]
+
+
+@dataclass(frozen=True)
+class _Span:
+    """Lines of a file something depends on; `last` 0 for the whole file."""
+
+    what: str
+    path: str
+    first: int = 1
+    last: int = 0
+
+
+def impact(config: Config, base: str) -> list[Finding]:
+    """What depends on the lines changed since `base`, one finding each.
+
+    Args:
+        config: The project's contracts.
+        base: The revision the working tree is compared with.
+
+    Returns:
+        The contracts, claims and suppressions at risk, sorted by path and line.
+
+    Raises:
+        DocpactError: Without git, outside a checkout, or when `base` is no revision.
+    """
+    changed = changed_lines(config.root, base)
+    if not changed:
+        return []
+    modules = Modules([config.root / folder for folder in config.paths])
+    pages: dict[str, str | None] = {}
+    found = []
+    for contract in config.contracts:
+        spans = _contract_spans(contract, config, modules, pages)
+        if hits := _touched(spans, changed):
+            message = f"contract {contract.label} depends on changed lines: {hits}"
+            found.append(CONTRACT_AT_RISK.finding(config.pyproject.name, contract.line, message))
+        if contract.kind == "claims":
+            found += _claims(contract, config, changed)
+    return sorted(found)
+
+
+def _claims(
+    contract: Contract, config: Config, changed: dict[str, frozenset[int] | None]
+) -> list[Finding]:
+    analysis = analyse(contract, config)  # type: ignore[arg-type]
+    found = []
+    for page, block in analysis.claims:
+        spans = [_Span("its text", page, block.line, block.last)]
+        for binding in analysis.bound(block.argument):
+            spans.append(
+                _Span(f"its property {binding.function}", binding.path, binding.line, binding.end)
+            )
+            spans += [
+                _Span(unit.name, unit.path, unit.line, unit.end) for unit in binding.reach.units
+            ]
+        if hits := _touched(spans, changed):
+            message = f"claim {block.argument} depends on changed lines: {hits}"
+            found.append(CLAIM_AT_RISK.finding(page, block.line, message))
+    for page, read in analysis.read.items():
+        for block in read.suppressions:
+            if _touched([_Span("its block", page, block.line, block.last)], changed):
+                message = f'not-a-claim "{block.argument}": its block changed ({page}:{block.line})'
+                found.append(SUPPRESSION_AT_RISK.finding(page, block.line, message))
+    return found
+
+
+def _contract_spans(
+    contract: Contract, config: Config, modules: Modules, pages: dict[str, str | None]
+) -> list[_Span]:
+    spans = []
+    if (obj := getattr(contract, "object", "")) and (where := modules.locate(obj)) is not None:
+        path, first, last = where
+        relative = path.relative_to(config.root).as_posix()
+        spans.append(_Span(f"its object {obj}", relative, first, last))
+    if file := getattr(contract, "file", ""):
+        spans.append(_Span(f"its file {file}", file))
+    for ref in contract.docs:
+        page, _, anchor = ref.partition("#")
+        if page not in pages:
+            try:
+                pages[page] = read_text(config.root / page)
+            except Unreadable:
+                pages[page] = None
+        text = pages[page]
+        if text is None:
+            continue
+        for section in sections(text, config.headings):
+            if section.anchor == anchor:
+                last = section.line + section.text.count("\n") + 1
+                spans.append(_Span(f"its docs section {ref}", page, section.line, last))
+                break
+    return spans
+
+
+def _touched(spans: list[_Span], changed: dict[str, frozenset[int] | None]) -> str:
+    """What of `spans` the changed lines touch, as `what (path:line)`, joined; empty if none."""
+    hits = []
+    for span in spans:
+        if span.path not in changed:
+            continue
+        lines = changed[span.path]
+        if lines is None or span.last == 0:  # the whole file changed, or is what is depended on
+            if lines is not None and not lines:
+                continue  # its mode alone changed
+            at = span.first if lines is None else min(lines)
+        else:
+            inside = [n for n in lines if span.first <= n <= span.last]
+            if not inside:
+                continue
+            at = min(inside)
+        hits.append(f"{span.what} ({span.path}:{at})")
+    return ", ".join(dict.fromkeys(hits))

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: MIT
+"""`docpact impact`: what a change puts at risk, on the adopter's layout and on this repository."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from docpact.__main__ import main
+from docpact._readers.files import copy_files
+from samples.drift import copy_project, drift
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="docpact impact reads git")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _committed(root: Path) -> Path:
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+def _impact(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str], str]:
+    capsys.readouterr()
+    status = main(["impact", *args])
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err
+
+
+@pytest.fixture
+def adopter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = _committed(copy_project("adopter_project", tmp_path))
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_a_change_to_the_loss_puts_its_contract_and_claim_at_risk(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drift(
+        adopter / "agentrl/loss.py",
+        "rollout_token_counts.get(rid, 0) + count",
+        "count + rollout_token_counts.get(rid, 0)",
+    )
+    status, lines, _ = _impact(capsys)
+    assert status == 1
+    assert lines == [
+        "docs/20-trainer-configuration.md:18: DP101 claim mass-per-rollout depends on changed "
+        "lines: agentrl.loss.per_rollout_mean (agentrl/loss.py:30)",
+        "pyproject.toml:14: DP102 contract agentrl.loss.per_rollout_mean depends on changed "
+        "lines: its object agentrl.loss.per_rollout_mean (agentrl/loss.py:30)",
+    ]
+
+
+def test_a_reworded_claim_and_its_section_are_listed_at_their_lines(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = adopter / "docs/20-trainer-configuration.md"
+    drift(page, "whatever its rows.", "whatever its rows or tokens.")
+    status, lines, _ = _impact(capsys, "--format", "github")
+    assert status == 1
+    assert lines == [
+        "::error file=docs/20-trainer-configuration.md,line=18,title=DP101::claim "
+        "mass-per-rollout depends on changed lines: its text "
+        "(docs/20-trainer-configuration.md:19)",
+        "::error file=pyproject.toml,line=14,title=DP102::contract agentrl.loss.per_rollout_mean "
+        "depends on changed lines: its docs section "
+        "docs/20-trainer-configuration.md#per-rollout_mean_loss "
+        "(docs/20-trainer-configuration.md:19)",
+    ]
+
+
+def test_a_change_that_touches_nothing_bound_says_so(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new CHANGELOG.md, untracked, and an edit of the page's first line: nothing at risk."""
+    (adopter / "CHANGELOG.md").write_text("# Changes\n\n- A fix.\n", encoding="utf-8")
+    drift(adopter / "docs/20-trainer-configuration.md", "of the trainer.", "of the trainer, fixed.")
+    assert _impact(capsys) == (
+        0,
+        ["nothing that docpact checks depends on the changes since HEAD"],
+        "",
+    )
+
+
+def test_bad_input_is_one_line_and_exit_2(
+    adopter: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _impact(capsys, "--base", "no-such-branch") == (
+        2,
+        [],
+        "error: --base 'no-such-branch' is not a revision of this repository\n",
+    )
+    assert _impact(capsys, "--base=--all")[0] == 2
+    shutil.rmtree(adopter / ".git")
+    status, _, err = _impact(capsys)
+    assert status == 2
+    assert err.count("\n") == 1
+    assert "is not inside a git checkout" in err or "not a revision" in err
+    monkeypatch.setenv("PATH", "")
+    assert _impact(capsys) == (
+        2,
+        [],
+        "error: docpact impact reads the change with git, and git is not installed\n",
+    )
+
+
+@pytest.fixture
+def repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This repository's tracked files, committed in a checkout of their own."""
+    names = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    root = tmp_path / "repository"
+    copy_files(ROOT, [name for name in names if name], root)
+    monkeypatch.chdir(_committed(root))
+    return root
+
+
+@pytest.mark.slow
+def test_a_change_to_the_normalization_lists_the_trainer_pages_claims_and_contracts(
+    repository: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drift(
+        repository / "rolloutnorm/src/rolloutnorm/_normalize.py",
+        "    rollout_token_count = tokens_per_rollout.index_select(0, codes)",
+        "    rollout_token_count = tokens_per_rollout[codes]",
+    )
+    status, lines, _ = _impact(capsys)
+    assert status == 1
+    at = [line.split(" depends on")[0] for line in lines]
+
+    # The real-loop claims whose properties read the batches the retention step made.
+    assert at == [
+        "docs/trainer-configuration.md:52: DP101 claim mass-per-rollout",
+        "docs/trainer-configuration.md:60: DP101 claim batch-mass",
+        "docs/trainer-configuration.md:69: DP101 claim no-update-compensation",
+        "docs/verl-actor-update.md:47: DP101 claim real-loop-mass",
+        "docs/verl-actor-update.md:55: DP101 claim real-loop-steps",
+        "docs/verl-actor-update.md:60: DP101 claim real-loop-epochs-and-cap",
+        "docs/verl-actor-update.md:64: DP101 claim real-loop-layout",
+        "docs/verl-actor-update.md:75: DP101 claim clip-grad-per-step",
+        "docs/verl-actor-update.md:87: DP101 claim kl-per-step",
+        "docs/verl-actor-update.md:110: DP101 claim bf16-masses",
+        "docs/verl.md:311: DP101 claim dp-size-sum",
+        "pyproject.toml:183: DP102 contract rolloutnorm._normalize.normalize_advantages_by_rollout",
+    ]
+    assert all("rolloutnorm._normalize.normalize_advantages_by_rollout" in line for line in lines)
+
+
+@pytest.mark.slow
+def test_a_changelog_alone_puts_nothing_at_risk(
+    repository: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repository / "CHANGELOG.md").write_text("# Changes\n\n- A fix.\n", encoding="utf-8")
+    assert _impact(capsys)[:2] == (
+        0,
+        ["nothing that docpact checks depends on the changes since HEAD"],
+    )
