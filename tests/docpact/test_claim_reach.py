@@ -320,3 +320,79 @@ def test_a_claim_in_a_contracts_section_must_reach_the_contracts_object(
         "section: agentrl.per_rollout_mean (pyproject.toml:15); bind it to a property that "
         "calls them"
     ]
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the reviewed copies are git's")
+def test_diff_shows_the_text_the_property_and_the_code_under_test_since_the_review(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "reviewed")
+    page, props, loss = (
+        project / p for p in ("docs/loss.md", "tests/test_loss.py", "agentrl/loss.py")
+    )
+    page.write_text(PAGE.replace("one share of", "a share of"), encoding="utf-8")
+    props.write_text(
+        props.read_text(encoding="utf-8").replace(
+            "== 1.0\n", "== 1.0\n    assert len(scaled) == 2\n"
+        ),
+        encoding="utf-8",
+    )
+    loss.write_text(LOSS.replace("totals", "sums"), encoding="utf-8")
+    (project / "agentrl/plan.py").write_text(PLAN + "\n# unrelated\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["claims", "--diff", "mass"]) == 0
+    out = capsys.readouterr().out
+    head = out.split("\n")[0]
+    # Reviewed before the first commit: no commit to name, the files' blob ids all the same.
+    assert head == "claim mass (docs/loss.md:3): since its review"
+    assert "agentrl/loss.py: code under test agentrl.loss._divisors" in out
+    assert "-    totals = {}\n+    sums = {}\n" in out
+    assert "docs/loss.md: claim text\n" in out
+    assert "-Each rollout always carries one share of the trained rows.\n" in out
+    assert "+Each rollout always carries a share of the trained rows.\n" in out
+    assert "tests/test_loss.py: property test_mass" in out
+    assert "+    assert len(scaled) == 2\n" in out
+    assert "plan.py" not in out  # the claim does not depend on it
+    # Without the review record, it says so and prints what is there now.
+    (project / DEFAULT_REVIEWS).unlink()
+    assert main(["claims", "--diff", "mass"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(
+        f"claim mass (docs/loss.md:3): {DEFAULT_REVIEWS} has no record of its review; "
+        "as it is now:\n"
+        "docs/loss.md:3: claim text\n"
+    )
+    assert "    8 | def _divisors(rollout_ids, token_counts, num_trained_rows):\n" in out
+
+
+def test_diff_without_git_prints_the_current_text(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "agentrl/loss.py").write_text(LOSS.replace("totals", "sums"), encoding="utf-8")
+    monkeypatch.setenv("PATH", "")
+    capsys.readouterr()
+    assert main(["claims", "--diff", "mass"]) == 0
+    out = capsys.readouterr().out
+    assert "agentrl/loss.py: git holds no reviewed copy (blob " in out
+    assert "    9 |     sums = {}\n" in out
+
+
+def test_diff_of_an_unknown_claim_is_a_usage_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["claims", "--diff", "nope"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --diff nope: no such claim on the claims pages (claims: mass, units)\n"
+    )

@@ -19,7 +19,7 @@ from docpact._model.errors import DocpactError
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["changed_lines"]
+__all__ = ["blob", "changed_lines"]
 
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@")
 
@@ -98,3 +98,14 @@ def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         command, capture_output=True, text=True, encoding="utf-8", errors="replace", check=False
     )
+
+
+def blob(root: Path, blob_id: str) -> bytes | None:
+    """The bytes git holds under a blob id, `None` without git or when it holds none."""
+    git = shutil.which("git")
+    if git is None or not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", blob_id):
+        return None
+    found = subprocess.run(
+        [git, "-C", str(root), "cat-file", "blob", blob_id], capture_output=True, check=False
+    )
+    return found.stdout if found.returncode == 0 else None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._kinds.claims.analysis import analyse, changed
+from docpact._kinds.claims.ledger import DEFAULT_REVIEWS
 from docpact._kinds.claims.rules import CLAIM_WORDS
 from docpact._model.errors import DocpactError
 from docpact._model.rules import Subject
@@ -65,6 +66,14 @@ def add_command(
         action="store_true",
         help="rewrite the reviewed= fingerprints of the properties, and nothing else",
     )
+    claims.add_argument(
+        "--diff",
+        metavar="ID",
+        help=(
+            "print what changed since claim ID was reviewed: its text, its property and its "
+            "code under test, as diffs; read them before --update"
+        ),
+    )
     return functools.partial(_claims, kind=kind)
 
 
@@ -78,6 +87,15 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
     if options.ids and not options.update:
         msg = "error: claim IDs select what --update re-approves; add --update"
         raise DocpactError(msg)
+    if options.diff is not None:
+        if options.update:
+            msg = "error: --diff shows what --update would approve: run one, then the other"
+            raise DocpactError(msg)
+        from docpact._kinds.claims.diff import claim_diff  # not for a check
+
+        for line in claim_diff(analyse(contract, config), config, options.diff):
+            logger.info("%s", line.rstrip("\n"))
+        return 0
     if options.update:
         from docpact._kinds.claims.review import (  # not for a check
             reviews,
@@ -116,6 +134,11 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
             )
         logger.warning("%d re-approved", len(found))
     analysis = analyse(contract, config)  # again: --update rewrote the test files
+    if options.update:
+        from docpact._kinds.claims.review import missing_records
+
+        for claim_id in missing_records(config, analysis):
+            logger.warning("%s: recorded the review of claim %s", DEFAULT_REVIEWS, claim_id)
     if not analysis.claims:
         logger.info(
             "no claims on the claims pages (%s): mark one with <!-- docpact: claim ID -->",

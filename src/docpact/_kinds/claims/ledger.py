@@ -90,7 +90,9 @@ def _record(entry: Any) -> Record | None:
     return Record(*strings, *maps)  # type: ignore[arg-type]
 
 
-def record(root: Path, claim_page: str, binding: Binding, stamp: str) -> Record:
+def record(
+    root: Path, claim_page: str, binding: Binding, stamp: str, written: dict[str, bytes]
+) -> Record:
     """The record of a review being written now.
 
     Args:
@@ -98,15 +100,17 @@ def record(root: Path, claim_page: str, binding: Binding, stamp: str) -> Record:
         claim_page: The claim's page, relative to the root.
         binding: The claim's property, with its code under test.
         stamp: The stamp being written.
+        written: The new bytes of the files the review is about to write (the test files
+            with their new stamps), by path: their blob ids are of those bytes.
 
     Returns:
-        The record, the files' blob ids read from the working tree.
+        The record, the other files' blob ids read from the working tree.
     """
     names = {claim_page, binding.path, *(unit.path for unit in binding.reach.units)}
     files = {}
     for name in sorted(names):
         try:
-            files[name] = blob_id((root / name).read_bytes())
+            files[name] = blob_id(written[name] if name in written else (root / name).read_bytes())
         except OSError:
             continue
     return Record(

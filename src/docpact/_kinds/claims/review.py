@@ -25,7 +25,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, record, write_records
+from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, read_records, record, write_records
 from docpact._model.errors import DocpactError
 from docpact._readers.files import Unreadable, read_text
 from docpact._readers.python.properties import read_text_bindings
@@ -41,6 +41,7 @@ __all__ = [
     "DEFAULT_LINE_LENGTH",
     "Review",
     "SuppressionReview",
+    "missing_records",
     "reviews",
     "suppression_reviews",
     "write_reviews",
@@ -224,7 +225,8 @@ def write_reviews(config: Config, found: list[Review]) -> list[str]:
     }
     if found:  # first: an entry is read only where its stamp is the binding's
         records = {
-            r.binding.claim or "": record(config.root, r.page, r.binding, r.new) for r in found
+            r.binding.claim or "": record(config.root, r.page, r.binding, r.new, texts)
+            for r in found
         }
         write_records(config.root / DEFAULT_REVIEWS, DEFAULT_REVIEWS, records)
     for path, data in texts.items():
@@ -244,6 +246,35 @@ def line_length(pyproject: Path) -> int:
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return DEFAULT_LINE_LENGTH
+
+
+def missing_records(config: Config, analysis: Analysis) -> list[str]:
+    """Write the review record's entry of each reviewed claim that has none, or a stale one.
+
+    A claim whose stamp matches its text, property and code under test was reviewed as it
+    stands; its entry is written from the working tree, as `--update` would have.
+
+    Args:
+        config: The project's configuration.
+        analysis: The claims contract, read after any rewrite.
+
+    Returns:
+        The claim IDs whose entries were written.
+    """
+    records = read_records(config.root / DEFAULT_REVIEWS)
+    fresh = {}
+    for page, block in analysis.claims:
+        bound = analysis.bound(block.argument)
+        if len(bound) != 1:
+            continue
+        binding = bound[0]
+        stamp = f"{block.fingerprint}/{binding.code}/{binding.tested}"
+        entry = records.get(block.argument)
+        if binding.reviewed == stamp and (entry is None or entry.stamp != stamp):
+            fresh[block.argument] = record(config.root, page, binding, stamp, {})
+    if fresh:
+        write_records(config.root / DEFAULT_REVIEWS, DEFAULT_REVIEWS, fresh)
+    return sorted(fresh)
 
 
 def _rewritten(file: Path, path: str, edits: list[Review], limit: int) -> bytes:
