@@ -145,6 +145,7 @@ class _Recorder:
         self.root = pyproject.parent
         self.bindings: dict[Key, Binding] = {}
         self.outcomes: dict[Key, set[str]] = {}
+        self.examples: dict[Key, str] = {}  # the first failing input of each failed property
         self.functions: dict[Key, set[str]] = {}  # each property's node ids, parameters dropped
         self.selected: set[str] = set()
         self.finished: set[str] = set()
@@ -208,6 +209,8 @@ class _Recorder:
         self.functions.setdefault(key, set()).add(_PARAMETERS.sub("", report.nodeid))
         if report.failed:
             self.outcomes.setdefault(key, set()).add("failed")
+            if key not in self.examples and (example := falsifying_example(report.longreprtext)):
+                self.examples[key] = example
         elif report.skipped:
             self.outcomes.setdefault(key, set()).add("skipped")
         elif report.when == "call":
@@ -227,6 +230,7 @@ class _Recorder:
                 "code": self.bindings[key].code,
                 "outcome": next(o for o in OUTCOMES if o in outcomes),
             }
+            | ({"counterexample": self.examples[key]} if key in self.examples else {})
             for key, outcomes in self.outcomes.items()
             if "failed" in outcomes or not self.functions.get(key, set()) & unfinished
         }
@@ -267,6 +271,7 @@ class _Recorder:
         return {
             key: {"path": key[0], "node": key[1], "claim": binding.claim or ""}
             | {"code": code, "outcome": outcome}
+            | ({"counterexample": old.examples[key]} if key in old.examples else {})
             for key, (code, outcome) in old.outcomes.items()
             if (binding := self.bindings.get(key)) is not None and binding.code == code
         }
@@ -304,3 +309,38 @@ class _Recorder:
 def _real_folder(path: Path) -> Path:
     """The path with its folder's links followed, and its own name kept (a linked file's)."""
     return path.parent.resolve() / path.name
+
+
+def falsifying_example(text: str) -> str:
+    """Hypothesis's failing input in a failure's report, as it prints it; empty if none.
+
+    It is the `Falsifying example:` (`Failing test case:` in later Hypothesis releases) call,
+    to its closing parenthesis, and the `Draw` lines of `st.data()` after it, without the
+    `E   ` margin pytest puts before an exception's text, at most 4,000 characters.
+    """
+    lines = text.splitlines()
+    for start, line in enumerate(lines):
+        marker = next((m for m in _EXAMPLE_MARKERS if m in line), None)
+        if marker is not None:
+            break
+    else:
+        return ""
+    margin = lines[start][: lines[start].index(marker)]
+    if margin.strip() not in {"", "E"}:
+        return ""
+    taken = [lines[start][len(margin) :]]
+    closed = taken[0].rstrip().endswith(")")
+    for line in lines[start + 1 :]:
+        if not line.startswith(margin.rstrip()):
+            break
+        body = line[len(margin) :]
+        if closed and not body.startswith("Draw "):
+            break
+        taken.append(body)
+        closed = closed or body.rstrip() == ")"
+    example = "\n".join(line.rstrip() for line in taken)
+    return example if len(example) <= _EXAMPLE_CHARS else example[: _EXAMPLE_CHARS - 3] + "..."
+
+
+_EXAMPLE_MARKERS = ("Falsifying example:", "Failing test case:")
+_EXAMPLE_CHARS = 4000

@@ -148,3 +148,59 @@ def test_a_results_file_that_is_not_one_is_a_finding_at_its_path(project: Path) 
     assert check.stdout.startswith(
         f"{RESULTS}:1: DP018 {RESULTS} is not a docpact results file: session must be a string"
     )
+
+
+HYPOTHESIS_PROPERTY = '''\
+# SPDX-License-Identifier: MIT
+"""The adopter's property, over random row counts."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentrl.loss import per_rollout_mean
+
+
+@pytest.mark.docpact_claim("mass-per-rollout")
+@given(rows=st.integers(1, 5))
+def test_each_rollout_carries_one_over_the_trained_rows(rows):
+    scaled = per_rollout_mean([1.0] * rows, ["a"] * rows, [1] * rows, num_trained_rows=rows)
+    assert sum(scaled) == pytest.approx(1 / rows)
+'''
+
+
+def test_a_failed_propertys_falsifying_example_is_in_the_finding_and_the_box(
+    project: Path,
+) -> None:
+    """Hypothesis's shrunk input, as it prints it, ready to paste into a doctest."""
+    (project / "tests/test_loss.py").write_text(HYPOTHESIS_PROPERTY, encoding="utf-8")
+    (project / "pyproject.toml").write_text(
+        (project / "pyproject.toml")
+        .read_text(encoding="utf-8")
+        .replace("[tool.docpact]", "[tool.ruff]\nline-length = 100\n\n[tool.docpact]"),
+        encoding="utf-8",
+    )
+    assert run_module(project, "docpact", "claims", "--update").returncode == 0
+    drift(project / "agentrl/loss.py", "[advantage / divisor", "[2 * advantage / divisor")
+    _git(project, "add", ".")
+    _git(project, "commit", "-q", "-m", "a wrong loss, a random property")
+    assert _pytest(project).returncode == 1
+    written = json.loads((project / RESULTS).read_text(encoding="utf-8"))
+    example = written["properties"][0]["counterexample"]
+    # Every input fails against this loss: Hypothesis says so beside the shrunk one.
+    assert example == (
+        "Failing test case: test_each_rollout_carries_one_over_the_trained_rows(\n"
+        "    rows=1,  # or any other generated value\n"
+        ")"
+    )
+    check = run_module(project, "docpact", "check")
+    assert check.returncode == 1
+    (dp018,) = [line for line in check.stdout.splitlines() if " DP018 " in line]
+    assert dp018.endswith(
+        "; Failing test case: test_each_rollout_carries_one_over_the_trained_rows( rows=1, "
+        "# or any other generated value )"
+    )
+    assert mkdocs_build(project, strict=False).returncode == 0
+    _, box = _box(project)
+    assert "Failing test case: test_each_rollout_carries_one_over_the_trained_rows(\n" in box
+    assert "    rows=1,  # or any other generated value\n)" in box

@@ -36,7 +36,7 @@ def _run(
     mtime: float = 0.0,
 ) -> Run:
     name = f"{session}-{outcome}.json"
-    return Run(name, session, commit, dirty, {KEY: (code, outcome)}, mtime)
+    return Run(name, session, commit, dirty, {KEY: (code, outcome)}, mtime=mtime)
 
 
 def test_no_results_leave_the_property_not_run() -> None:

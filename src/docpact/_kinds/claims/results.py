@@ -81,6 +81,8 @@ class Run:
         commit: The commit the checkout stood on, `None` without git.
         dirty: Whether tracked files had uncommitted changes.
         outcomes: Each property's `(code fingerprint, outcome)`, by `(path, node)`.
+        examples: A failed property's falsifying example, as Hypothesis printed it, by
+            `(path, node)`.
         mtime: When the file was written (its modification time, in seconds), which makes
             one run newer than another.
     """
@@ -90,6 +92,7 @@ class Run:
     commit: str | None
     dirty: bool
     outcomes: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    examples: dict[tuple[str, str], str] = field(default_factory=dict)
     mtime: float = 0.0
 
 
@@ -204,7 +207,7 @@ def read_run(path: Path, name: str) -> Run:
         mtime = path.stat().st_mtime
     except OSError:  # replaced or removed since it was read
         mtime = 0.0
-    return Run(run.path, run.session, run.commit, run.dirty, run.outcomes, mtime)
+    return Run(run.path, run.session, run.commit, run.dirty, run.outcomes, run.examples, mtime)
 
 
 def _run(name: str, text: str) -> Run:
@@ -233,7 +236,7 @@ def _run(name: str, text: str) -> Run:
     if not isinstance(dirty, bool) or not isinstance(entries, list):
         msg = "dirty must be true or false and properties a list"
         raise ValueError(msg)
-    outcomes = {}
+    outcomes, examples = {}, {}
     for i, entry in enumerate(entries):
         values = entry if isinstance(entry, dict) else {}
         keys = ("path", "node", "code", "outcome")
@@ -246,7 +249,13 @@ def _run(name: str, text: str) -> Run:
             )
             raise ValueError(msg)
         outcomes[values["path"], values["node"]] = (values["code"], values["outcome"])
-    return Run(name, session, commit, dirty, outcomes)
+        example = values.get("counterexample", "")
+        if not isinstance(example, str):
+            msg = f"properties[{i}].counterexample must be a string"
+            raise ValueError(msg)
+        if example:
+            examples[values["path"], values["node"]] = example
+    return Run(name, session, commit, dirty, outcomes, examples=examples)
 
 
 def state(binding: Binding, session: str, runs: list[Run], head: str | None) -> State:

@@ -290,6 +290,15 @@ def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
     return findings
 
 
+def _one_line(example: str) -> str:
+    """A falsifying example on one line, for a finding: its white space runs made one space."""
+    text = " ".join(example.split())
+    return text if len(text) <= _EXAMPLE_WIDTH else text[: _EXAMPLE_WIDTH - 3] + "..."
+
+
+_EXAMPLE_WIDTH = 600  # a finding's example; the claim box shows the whole of it
+
+
 def _passing(subject: Subject) -> list[tuple[str, int, str]]:
     analysis = claims_analysis(subject)
     findings = [
@@ -308,6 +317,8 @@ def _passing(subject: Subject) -> list[tuple[str, int, str]]:
                 f"({binding.path}:{binding.line}) failed on this commit {where}: fix the "
                 f"code, the property or the claim, then run {analysis.command(binding)} again"
             )
+            if example := run.examples.get((binding.path, binding.node)):
+                message += f"; {_one_line(example)}"
             findings.append((page, block.line, message))
     return findings
 
