@@ -337,11 +337,11 @@ def _box(lines: list[str], block: Block, analysis: Analysis) -> list[str]:
         f'    <span class="docpact-claim-check" data-state="{status or "unbound"}">{check}</span>',
     ]
     run = state.run if len(bound) == 1 else None
-    if status == "failed" and run is not None:
-        if example := run.examples.get((bound[0].path, bound[0].node)):
-            fence = "`" * max(3, max(map(len, re.findall("`+", example)), default=0) + 1)
-            box += ["", f"    {fence}text", *(f"    {line}" for line in example.splitlines())]
-            box.append(f"    {fence}")
+    example = run.examples.get((bound[0].path, bound[0].node), "") if run is not None else ""
+    if status == "failed" and example:  # Hypothesis's failing input, as it printed it
+        fence = "`" * max(3, max(map(len, re.findall("`+", example)), default=0) + 1)
+        box += ["", f"    {fence}text", *(f"    {line}" for line in example.splitlines())]
+        box.append(f"    {fence}")
     return [f"{indent}{line}" if line else "" for line in box]
 
 

@@ -319,12 +319,12 @@ def falsifying_example(text: str) -> str:
     `E   ` margin pytest puts before an exception's text, at most 4,000 characters.
     """
     lines = text.splitlines()
-    for start, line in enumerate(lines):
-        marker = next((m for m in _EXAMPLE_MARKERS if m in line), None)
-        if marker is not None:
-            break
-    else:
+    found = next(
+        ((n, m) for n, line in enumerate(lines) for m in _EXAMPLE_MARKERS if m in line), None
+    )
+    if found is None:
         return ""
+    start, marker = found
     margin = lines[start][: lines[start].index(marker)]
     if margin.strip() not in {"", "E"}:
         return ""
