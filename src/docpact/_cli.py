@@ -251,7 +251,7 @@ def _check(options: argparse.Namespace, config: Config) -> int:
     ]
     for output in render(findings, options.format):
         logger.warning(output)
-    return 1 if findings else 0
+    return 1 if any(finding.severity == "error" for finding in findings) else 0
 
 
 def _impact(options: argparse.Namespace, config: Config) -> int:

@@ -158,8 +158,8 @@ class ContractExtension(Extension):
         self.findings.extend(found)
         if self._log:
             logger = get_logger("docpact")
-            for finding in found:
-                logger.error("%s", finding)
+            for finding in found:  # a warning, by the contract's choice, fails no build
+                (logger.error if finding.severity == "error" else logger.info)("%s", finding)
 
 
 def _warn_unchecked(config: Config, package: str) -> None:

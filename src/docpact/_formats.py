@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "JSON_VERSION", "SARIF_SCHEMA", "render"]
 
-JSON_VERSION = 1
+JSON_VERSION = 2
 """The version of the `json` format's shape: raised by any change to its keys or values."""
 
 SARIF_SCHEMA = (
@@ -65,6 +65,7 @@ def _json(findings: Sequence[Finding], rules: Mapping[str, str]) -> dict[str, An
                 "path": finding.path,
                 "line": finding.line,
                 "message": finding.message,
+                "severity": finding.severity,
                 "rule": rules[finding.code],
             }
             for finding in findings
@@ -93,7 +94,7 @@ def _sarif(findings: Sequence[Finding], rules: Mapping[str, str]) -> dict[str, A
         {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
-            "level": "error",
+            "level": finding.severity,
             "message": {"text": finding.message},
             "locations": [
                 {

@@ -396,3 +396,36 @@ def test_diff_of_an_unknown_claim_is_a_usage_error(
     assert capsys.readouterr().err == (
         "error: --diff nope: no such claim on the claims pages (claims: mass, units)\n"
     )
+
+
+def test_a_suspect_claim_as_a_warning_is_reported_and_fails_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`suspect = "warning"`: printed as a warning, exit 0; github and sarif say warning."""
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        PYPROJECT.replace('properties = ["tests"]', 'properties = ["tests"]\nsuspect = "warning"'),
+        encoding="utf-8",
+    )
+    (project / "agentrl/loss.py").write_text(LOSS.replace("totals", "sums"), encoding="utf-8")
+    status, lines = _check(capsys)
+    assert status == 0
+    assert len(lines) == 1
+    assert lines[0].startswith("docs/loss.md:3: warning: DP019 claim mass is suspect")
+    assert main(["check", "--format", "github"]) == 0
+    assert capsys.readouterr().out.startswith("::warning file=docs/loss.md,line=3,title=DP019::")
+    assert main(["check", "--format", "sarif"]) == 0
+    sarif = json.loads(capsys.readouterr().out)
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["warning"]
+
+
+def test_suspect_takes_error_or_warning_only(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(PYPROJECT + 'suspect = "ignore"\n', encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 2
+    err = capsys.readouterr().err
+    assert "suspect must be one of error, warning, got 'ignore'" in err
+    assert err.count("\n") == 1

@@ -108,10 +108,17 @@ def test_json_prints_every_finding_with_its_rule_in_one_document(
     assert err == ""
     assert out.endswith("}\n")
     assert json.loads(out) == {
-        "version": 1,
+        "version": 2,
         "tool": "docpact",
         "findings": [
-            {"code": code, "path": path, "line": line, "message": message, "rule": CODES[code]}
+            {
+                "code": code,
+                "path": path,
+                "line": line,
+                "message": message,
+                "severity": "error",
+                "rule": CODES[code],
+            }
             for code, path, line, message in _expected(broken)
         ],
     }
@@ -273,6 +280,7 @@ def test_the_json_document_keeps_text_that_is_not_ascii() -> None:
         "path": "docs/é.md",
         "line": 1,
         "message": "section #größe does not name `x`",
+        "severity": "error",
         "rule": CODES["DP004"],
     }
 

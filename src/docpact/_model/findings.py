@@ -22,24 +22,30 @@ class Finding:
         line: The 1-based line in that file.
         code: The finding code, a key of `CODES`.
         message: What is wrong, in one line.
+        severity: `error`, which fails the check and the strict build, or `warning`,
+            which is reported and fails neither (a contract's setting chooses it).
     """
 
     path: str
     line: int
     code: str
     message: str
+    severity: str = "error"
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.code} {self.message}"
+        warning = "warning: " if self.severity == "warning" else ""
+        return f"{self.path}:{self.line}: {warning}{self.code} {self.message}"
 
     def github(self) -> str:
         """Format the finding as a GitHub Actions error annotation.
 
         Returns:
-            One `::error` workflow command that GitHub shows on the file and line.
+            One `::error` (`::warning`) workflow command that GitHub shows on the file and
+            line.
         """
         file, title = _escape_property(self.path), _escape_property(self.code)
-        return f"::error file={file},line={self.line},title={title}::{_escape(self.message)}"
+        kind = "warning" if self.severity == "warning" else "error"
+        return f"::{kind} file={file},line={self.line},title={title}::{_escape(self.message)}"
 
 
 def _escape(text: str) -> str:

@@ -40,6 +40,8 @@ class Rule:
             contracts.
         needs: What the check needs of the subject to run at all, as a test; the rule is
             skipped where it fails (another rule reports why).
+        severity: The severity of the rule's findings for a subject, from its contract's
+            settings; `error` without one.
     """
 
     code: str
@@ -47,6 +49,7 @@ class Rule:
     reported_at: str
     check: Check | None = field(repr=False, compare=False)
     needs: Callable[[Subject], bool] | None = field(default=None, repr=False, compare=False)
+    severity: Callable[[Subject], str] | None = field(default=None, repr=False, compare=False)
 
     def finding(self, path: str, line: int, message: str) -> Finding:
         """A finding of this rule, under its code.
@@ -72,7 +75,11 @@ class Rule:
         """
         if self.check is None or (self.needs is not None and not self.needs(subject)):
             return []
-        return [self.finding(*found) for found in self.check(subject)]
+        severity = self.severity(subject) if self.severity is not None else "error"
+        return [
+            Finding(path, line, self.code, message, severity)
+            for path, line, message in self.check(subject)
+        ]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,10 @@ from docpact._model import keys
 from docpact._model.config import Contract
 from docpact._readers.python.properties import SESSION
 
-__all__ = ["DEFAULT_WORDS", "ClaimsContract", "parse"]
+__all__ = ["DEFAULT_WORDS", "SEVERITIES", "ClaimsContract", "parse"]
+
+SEVERITIES = ("error", "warning")
+"""What a claims contract's `suspect` may be."""
 
 DEFAULT_WORDS = (
     "always",
@@ -43,6 +46,8 @@ class ClaimsContract(Contract):
             run under plain pytest.
         results: Glob patterns of the results files that pytest's `--docpact-results`
             writes, relative to the project root.
+        suspect: The severity of a suspect claim (`DP019`): `error`, which fails the check
+            and the strict build, or `warning`, which reports it and fails neither.
     """
 
     kind: str = "claims"
@@ -51,10 +56,11 @@ class ClaimsContract(Contract):
     words: tuple[str, ...] = DEFAULT_WORDS
     session: str = ""
     results: tuple[str, ...] = DEFAULT_RESULTS
+    suspect: str = "error"
 
 
 def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
-    """Read a `claims` table: `pages`, `properties`, optionally `words`, `session`, `results`."""
+    """Read a `claims` table: `pages`, `properties`, and the optional keys of `ClaimsContract`."""
     keys.require(entry, key, "claims", ("pages", "properties"))
     pages = keys.project_paths(entry.get("pages"), f"{key}.pages")
     properties = keys.project_paths(entry.get("properties"), f"{key}.properties")
@@ -78,6 +84,15 @@ def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
             if (why := pattern_error(pattern)) is not None:
                 msg = f"{key}.results lists {pattern!r}, which {why}"
                 raise ValueError(msg)
+    suspect = entry.get("suspect", "error")
+    if suspect not in SEVERITIES:
+        msg = f"{key}.suspect must be one of {', '.join(SEVERITIES)}, got {suspect!r}"
+        raise ValueError(msg)
     return ClaimsContract(
-        pages=pages, properties=properties, words=tuple(words), session=session, results=results
+        pages=pages,
+        properties=properties,
+        words=tuple(words),
+        session=session,
+        results=results,
+        suspect=suspect,
     )

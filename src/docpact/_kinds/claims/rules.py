@@ -370,6 +370,7 @@ SUSPECT = Rule(
     "since the claim was last reviewed",
     "the claim's marker",
     _suspect,
+    severity=lambda subject: getattr(subject.contract, "suspect", "error"),
 )
 
 SUPPRESSIONS_REVIEWED = Rule(
