@@ -277,6 +277,7 @@ def test_a_registered_kinds_rules_are_in_the_documents(
                 "path": "docs/guide.md",
                 "line": 3,
                 "message": "docs/guide.md still says TODO",
+                "severity": "error",
                 "rule": "no listed page says TODO",
             }
         ]
