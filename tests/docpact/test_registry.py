@@ -3,47 +3,98 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 import docpact
 from docpact.__main__ import main
 from docpact._model.config import Config, Contract
 from docpact._registry import CODES, KINDS, RULES, check_contract
+from helpers import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 # The reference page of the rules and kinds; this repository's page lists its suppressions.
-PAGE = ROOT / "docs" / "reference" / "contracts.md"
-VERIFICATION = ROOT / "docs" / "verification.md"
+PAGE = "reference/contracts.md"
+VERIFICATION = DOCS / "verification.md"
+MARKERS = ("docpact-kinds", "docpact-rules")
 
 
-def _table_after(marker: str) -> list[list[str]]:
-    """The rows of the Markdown table that follows an HTML comment marker on the page."""
-    lines = PAGE.read_text("utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"<!-- {marker}:"))
-    rows = []
-    for line in lines[start + 3 :]:  # the marker, the header, the rule line
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
-    return rows
+@pytest.fixture(scope="module")
+def hook() -> ModuleType:
+    """docs/hooks/rule_tables.py, imported from its path as MkDocs does."""
+    return load_module("rule_tables_hook", DOCS / "hooks" / "rule_tables.py")
+
+
+def _render(hook: ModuleType, markdown: str, page: str = PAGE) -> str:
+    """The Markdown that the hook makes of `markdown`, as the source of `page` under docs/."""
+    config = MkDocsConfig()
+    file = File(page, src_dir=str(DOCS), dest_dir="site", use_directory_urls=False)
+    return hook.on_page_markdown(
+        markdown, page=Page(None, file, config), config=config, files=Files([file])
+    )
+
+
+def _table_at(lines: list[str], start: int) -> list[str]:
+    """The lines of the Markdown table that starts at `lines[start]`."""
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return lines[start:end]
+
+
+def _rows(table: list[str]) -> list[list[str]]:
+    """The cells of a Markdown table's rows, below its header and rule line."""
+    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in table[2:]]
+
+
+def _built_tables(hook: ModuleType) -> dict[str, list[str]]:
+    """The tables that the built page shows where its source has a marker, by marker.
+
+    Every other line of the source is in the built page unchanged.
+    """
+    source = (DOCS / PAGE).read_text("utf-8").splitlines()
+    built = _render(hook, "\n".join(source)).splitlines()
+    tables: dict[str, list[str]] = {}
+    at = 0
+    for line in source:
+        marker = next((m for m in MARKERS if line.startswith(f"<!-- {m}:")), None)
+        if marker is None:
+            assert built[at] == line
+            at += 1
+        else:
+            tables[marker] = _table_at(built, at)
+            at += len(tables[marker])
+    assert at == len(built)
+    return tables
+
+
+def _table_after(hook: ModuleType, marker: str) -> list[list[str]]:
+    """The rows of the table that the built page shows where its source has the marker."""
+    return _rows(_built_tables(hook)[marker])
 
 
 def _codes(text: str) -> list[str]:
     return [code.strip("` ") for code in text.split(",")]
 
 
-def test_the_page_lists_every_rule_as_the_registry_defines_it() -> None:
+def test_the_built_page_lists_every_rule_as_the_registry_defines_it(hook: ModuleType) -> None:
     """The table of rules on docs/reference/contracts.md is the registry, row for row."""
-    assert _table_after("docpact-rules") == [
+    assert _table_after(hook, "docpact-rules") == [
         [f"`{rule.code}`", rule.summary, rule.reported_at] for rule in RULES
     ]
 
 
-def test_the_page_lists_every_kind_as_the_registry_defines_it() -> None:
+def test_the_built_page_lists_every_kind_as_the_registry_defines_it(hook: ModuleType) -> None:
     """The table of kinds shows each kind's summary, keys (required; optional) and rules."""
-    rows = _table_after("docpact-kinds")
+    rows = _table_after(hook, "docpact-kinds")
     assert [row[0].strip("`") for row in rows] == list(KINDS)
     for row, kind in zip(rows, KINDS.values(), strict=True):
         required, _, optional = row[2].partition("; ")
@@ -51,6 +102,37 @@ def test_the_page_lists_every_kind_as_the_registry_defines_it() -> None:
         assert _codes(required) == sorted(kind.required)
         assert (_codes(optional) if optional else []) == sorted(kind.optional)
         assert _codes(row[3]) == [rule.code for rule in kind.rules]
+
+
+def test_the_page_source_holds_each_marker_once_and_no_table() -> None:
+    """The tables are the hook's alone: the source has each marker once and no table row."""
+    source = (DOCS / PAGE).read_text("utf-8")
+    lines = source.splitlines()
+    assert [sum(line.startswith(f"<!-- {m}:") for line in lines) for m in MARKERS] == [1, 1]
+    assert not [line for line in lines if line.startswith("| `DP0")]
+
+
+@pytest.mark.parametrize("marker", MARKERS)
+def test_the_reference_page_without_a_marker_fails_the_build(hook: ModuleType, marker: str) -> None:
+    """A marker deleted from the reference page is a PluginError naming it, not a lost table."""
+    source = (DOCS / PAGE).read_text("utf-8")
+    without = "\n".join(
+        line for line in source.splitlines() if not line.startswith(f"<!-- {marker}:")
+    )
+    message = f"{PAGE} has no <!-- {marker}: ... --> line"
+    with pytest.raises(PluginError, match=re.escape(message)):
+        _render(hook, without)
+
+
+def test_another_page_may_show_a_table_and_need_not(hook: ModuleType) -> None:
+    """Another page's marker becomes its table; a page without markers is left as it is."""
+    page = "guide.md"
+    assert _render(hook, "# Guide\n", page) == "# Guide\n"
+    built = _render(hook, "# Guide\n\n<!-- docpact-rules: here -->\n\nAfter.\n", page)
+    lines = built.splitlines()
+    assert lines[2] == "| Code | Rule broken | Reported at |"
+    assert len(_rows(_table_at(lines, 2))) == len(RULES)
+    assert lines[-1] == "After."
 
 
 def test_codes_are_the_registry_and_each_rule_is_defined_once() -> None:
