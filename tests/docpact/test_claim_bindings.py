@@ -129,6 +129,7 @@ def test_a_binding_is_read_from_from_docpact_import_claim(tmp_path: Path) -> Non
         span=(4, 27, 4, 54),
         has_reviewed=True,
         node="test_sum",
+        end=6,
     )
     assert len(binding.code) == 12
     assert int(binding.code, 16) >= 0
@@ -961,8 +962,8 @@ def test_each_property_of_a_claim_is_reviewed_after_a_failing_one(tmp_path: Path
         f"was reviewed against it: {again}",
         f"tests/test_p.py:4: DP015 property test_one was never reviewed against claim a "
         f"(docs/a.md:3): {again}",
-        "tests/test_p.py:9: DP015 property test_two has reviewed='abc', not TEXT/CODE with 12 "
-        f"hex digits each: {again}",
+        "tests/test_p.py:9: DP015 property test_two has reviewed='abc', not TEXT/CODE/TESTED "
+        f"with 12 hex digits each: {again}",
         "tests/test_p.py:14: DP015 property test_three changed since it was reviewed against "
         f"claim a (docs/a.md:3): {again}",
     ]

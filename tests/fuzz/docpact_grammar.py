@@ -18,10 +18,13 @@ import dataclasses
 import json
 import math
 import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import markdown
 import yaml
+from docpact._readers.markdown.claims import fingerprint, normalized
 from hypothesis import strategies as st
 
 __all__ = ["Project", "Tagged", "dump_toml", "dump_yaml", "projects", "toc_ids"]
@@ -219,12 +222,14 @@ def _heading(draw: st.DrawFn, title: str, extensions: set[str], anchor_id: str |
     return line + "\n"
 
 
+SUPPRESSED = ("a note on style", "Words here always read plainly.")
+SUPPRESSED += (fingerprint(normalized(" ".join(SUPPRESSED))),)  # its review stamp
 FILLERS = [
     "Some prose with a [link](index.md) and *emphasis*.\n",
     "```text\n# not a heading\n```\n",
     "~~~~python\n>>> 1 + 1\n2\n~~~~\n",
     "<!-- an HTML comment\n# not a heading either\n-->\n",
-    "<!-- docpact: not-a-claim a note on style -->\nWords here always read plainly.\n",
+    f"<!-- docpact: not-a-claim {SUPPRESSED[0]} reviewed={SUPPRESSED[2]} -->\n{SUPPRESSED[1]}\n",
     "| a | b |\n| - | - |\n| 1 | 2 |\n",
     "> A quote with `code` in it.\n",
     "- an item\n- another item with `x`\n",
@@ -292,8 +297,9 @@ def projects(draw: st.DrawFn) -> Project:
         f"{package}/__init__.py": _init(),
         f"{package}/_core.py": _core(division),
         f"{package}/defaults.yaml": dump_yaml(defaults, flow=draw(st.sampled_from([False, None]))),
-        "tests/test_props.py": stamped(page, _tests(draw, claims)),
+        "tests/test_props.py": _tests(draw, claims, division),
     }
+    texts["tests/test_props.py"] = stamped(texts, root)
     if draw(st.booleans()) or session:
         texts["noxfile.py"] = (
             'import nox\n\n\n@nox.session\ndef tests(session):\n    session.run("pytest")\n'
@@ -413,29 +419,35 @@ def _core(division: str) -> str:
 STAMP = "000000000000/000000000000/000000000000"
 
 
-def stamped(page: str, tests: str, path: str = "tests/test_props.py") -> str:
+def stamped(texts: dict[str, str], root: str, path: str = "tests/test_props.py") -> str:
     """The test file with each binding's ``reviewed`` the fingerprints of its claim and code.
 
-    The code under test is none: the drawn properties call builtins only.
-
-    They are docpact's own (its claims reader and code fingerprint), as ``claims --update``
+    The fingerprints are docpact's own (its claims reader, its code fingerprint and code
+    under test, read from the files written in a temporary folder), as ``claims --update``
     records them: the project is drawn reviewed.
     """
     from docpact._readers.markdown.claims import read_page
-    from docpact._readers.python.properties import read_text_bindings
+    from docpact._readers.python.properties import read_bindings
 
-    texts = {block.argument: block.fingerprint for block in read_page(page).blocks}
-    for binding in read_text_bindings(tests, path):
-        old = f'("{binding.claim}", reviewed="{STAMP}")'
+    page, tests = texts["docs/guide.md"], texts[path]
+    claims = {block.argument: block.fingerprint for block in read_page(page).blocks}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in texts.items():
+            (Path(folder) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(folder) / name).write_text(text, "utf-8")
+        bindings, problems = read_bindings(Path(folder), (path,), (root,))
+    assert not problems, problems
+    for binding in bindings:
         tests = tests.replace(
-            old,
-            f'("{binding.claim}", reviewed="{texts[binding.claim]}/{binding.code}/'
+            f'("{binding.claim}", reviewed="{STAMP}")',
+            f'("{binding.claim}", reviewed="{claims[binding.claim]}/{binding.code}/'
             f'{binding.tested}")',
         )
     return tests
 
 
-def _tests(draw: st.DrawFn, claims: list[str]) -> str:
+def _tests(draw: st.DrawFn, claims: list[str], division: str) -> str:
+    """Properties that call the package's loss, so each reaches the code its claim is about."""
     style = draw(st.sampled_from(["marker", "mark", "docpact", "claim"]))
     head, decorator = {
         "marker": ("import pytest\n", "pytest.mark.docpact_claim"),
@@ -443,7 +455,8 @@ def _tests(draw: st.DrawFn, claims: list[str]) -> str:
         "docpact": ("import docpact\n", "docpact.claim"),
         "claim": ("from docpact import claim\n", "claim"),
     }[style]
-    out = [f'"""The properties."""\n\n{head}']
+    out = [f'"""The properties."""\n\n{head}from pkg import scale\n']
+    counts = "[1]" if division == "code-names" else "1"
     in_class = draw(st.booleans())
     if in_class:
         out.append("\n\nclass TestClaims:")
@@ -453,7 +466,7 @@ def _tests(draw: st.DrawFn, claims: list[str]) -> str:
         out.append(
             f'\n\n{indent}@{decorator}("{claim}", reviewed="{STAMP}")\n'
             f"{indent}def test_claim_{n}({self_}):\n"
-            f"{indent}    assert sum([0.5, 0.5]) == {n + 1} - {n}\n"
+            f"{indent}    assert scale(0.5, {counts}, 2) == 0.25 * ({n + 1} - {n})\n"
         )
     return "".join(out).replace("\n\n\n\n", "\n\n\n")
 
