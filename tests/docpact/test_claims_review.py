@@ -925,10 +925,6 @@ def test_a_reviewed_value_with_a_fourth_part_is_dp015(
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="analysis.changed reads the first three parts of TEXT/CODE/TESTED/x: listed reviewed",
-)
 def test_claims_lists_a_reviewed_value_with_a_fourth_part_as_not_reviewed(
     reviewed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from docpact._kinds.claims.results import Run, State, read_runs, state
 from docpact._readers.files import Unreadable, git_head, read_text
 from docpact._readers.markdown.claims import Block, Page, read_page
-from docpact._readers.python.properties import Binding, read_bindings, sessions
+from docpact._readers.python.properties import REVIEWED, Binding, read_bindings, sessions
 
 if TYPE_CHECKING:
     from docpact._kinds.claims.contract import ClaimsContract
@@ -131,7 +131,8 @@ def changed(block: Block, binding: Binding) -> tuple[str, ...]:
         The parts whose fingerprint is not the one recorded, in that order: the claim's
         text, the property's code, the code under test.
     """
-    text, code, tested = ([*binding.reviewed.split("/"), "", ""])[:3]
+    parts = binding.reviewed.split("/") if REVIEWED.fullmatch(binding.reviewed) else []
+    text, code, tested = [*parts, "", "", ""][:3]
     pairs = (
         ("text", text, block.fingerprint),
         ("code", code, binding.code),
