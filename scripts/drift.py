@@ -27,6 +27,7 @@ PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-pr
 # The tests that run the pages or build the site belong to those checks, and the catalogue's
 # own test fails in every drifted copy by design, so unit-tests leaves them out.
 PAGE_TESTS = "tests/test_docs_pages.py"
+SOURCES = ("src", "rolloutnorm/src")  # the packages' folders in a copy
 NOT_UNIT = (PAGE_TESTS, "tests/test_site.py", "tests/test_drift_catalogue.py")
 
 # Each check, run in the copy's own tree with the interpreter running this script. They overlap
@@ -192,30 +193,30 @@ def bound_properties(tree: Path) -> dict[str, str]:
     return found
 
 
-def run_properties(tree: Path, env: dict[str, str]) -> tuple[str | None, set[str]]:
-    """Run the bound properties to their end; the evidence of a failure, and the claims failed."""
+def run_properties(tree: Path) -> tuple[str | None, set[str]]:
+    """Run the bound properties to their end; the evidence of a failure, and the claims failed.
+
+    A claim counts as failed only when its property fails an assertion, the rule
+    `claim_strength.py` kills a mutant by: a property that errors did not check its claim.
+    """
+    from claim_strength import run_properties as run_probed
+
     properties = bound_properties(tree)
     if not properties:
         return "no property is bound to a claim", set()
-    arguments = [arg for arg in PYTEST if arg != "-x"]
-    result = subprocess.run(
-        [sys.executable, *arguments, "-rf", *properties],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        check=False,
+    verdicts = run_probed(tree, list(properties), list(SOURCES), None)
+    failed = {properties[node] for node, kind in verdicts.items() if kind == "assertion"}
+    errors = sorted(
+        f"{properties[node]} ({kind})"
+        for node, kind in verdicts.items()
+        if kind not in {"passed", "skipped", "assertion"}
     )
-    output = result.stdout.decode()
-    failed = {
-        claim
-        for node, claim in properties.items()
-        if re.search(rf"^FAILED {re.escape(node)}\b", output, re.M)
-    }
-    if result.returncode == 0:
-        return None, failed
-    if not failed:
-        return evidence(output + result.stderr.decode()), failed
-    return "claims whose property failed: " + ", ".join(sorted(failed)), failed
+    found = []
+    if failed:
+        found.append("claims whose property failed an assertion: " + ", ".join(sorted(failed)))
+    if errors:
+        found.append("claims whose property errored: " + ", ".join(errors))
+    return "; ".join(found) or None, failed
 
 
 def run_checks(
@@ -232,7 +233,7 @@ def run_checks(
         taken.
     """
     # The copy's own sources, both packages, before the installed ones.
-    sources = os.pathsep.join(str(tree / path) for path in ("src", "rolloutnorm/src"))
+    sources = os.pathsep.join(str(tree / path) for path in SOURCES)
     env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
     start, failed, claims = time.perf_counter(), {}, set()
     for name, arguments in CHECKS.items():
@@ -241,7 +242,7 @@ def run_checks(
         ):
             continue
         if name == "properties":
-            found, claims = run_properties(tree, env)
+            found, claims = run_properties(tree)
             if found is not None:
                 failed[name] = found
             continue
