@@ -4,9 +4,9 @@
 The repository holds two distributions: docpact at the root and rolloutnorm in
 ``rolloutnorm/``. Each session's environment holds what it needs and no more:
 
-- ``.nox/shared`` (tests, drift, bench, claim-strength): both packages, rolloutnorm with its ``plot`` and
-  ``columnar`` extras (matplotlib, pyarrow), torch's CPU build (about 190 MB), the test
-  and site tools, mutmut (its mutation operators);
+- ``.nox/shared`` (tests, drift, bench, claim-strength): both packages, rolloutnorm with
+  its ``plot`` and ``columnar`` extras (matplotlib, pyarrow), torch's CPU build (about
+  190 MB), the test and site tools, mutmut (its mutation operators);
 - ``.nox/docs`` (docs, serve): docpact with its Sybil parsers (``docpact coverage`` reads
   the pages with them) and the site tools, no torch; mkdocstrings reads
   rolloutnorm's source without importing it;

@@ -238,9 +238,7 @@ def mutants_of(project: Path, properties: list[Property]) -> list[Mutant]:
             unit = min(holders, key=lambda u: u[1] - u[0])[2] if holders else path
             counts[unit] = counts.get(unit, 0) + 1
             found.append(
-                Mutant(
-                    f"{unit}#{counts[unit]}", path, line, lines[line - 1].strip(), after, text
-                )
+                Mutant(f"{unit}#{counts[unit]}", path, line, lines[line - 1].strip(), after, text)
             )
     return found
 
@@ -299,7 +297,7 @@ def run_properties(
     for node in nodes:
         found = [kind for key, kind in outcomes.items() if key.split("[")[0] == node]
         if not found:
-            found = [k for key, k in outcomes.items() if k.startswith("error in collection")]
+            found = [k for k in outcomes.values() if k.startswith("error in collection")]
         verdicts[node] = _worst(found) if found else "error: not run"
     return verdicts
 

@@ -19,16 +19,16 @@ SAMPLE = ROOT / "tests" / "samples" / "strength_project"
 PROPS = "tests/test_props.py"
 # The fixture's one function: its guard, its message and its share.
 MUTANTS = [
-    ("shares.share#1", 6, "if tokens < 1 and rows < 1:"),
-    ("shares.share#2", 6, "if tokens <= 1 or rows < 1:"),
-    ("shares.share#3", 6, "if tokens < 2 or rows < 1:"),
-    ("shares.share#4", 6, "if tokens < 1 or rows <= 1:"),
-    ("shares.share#5", 6, "if tokens < 1 or rows < 2:"),
-    ("shares.share#6", 7, "msg = None"),
-    ("shares.share#7", 8, "raise ValueError(None)"),
-    ("shares.share#8", 9, "return 1 * (tokens * rows)"),
-    ("shares.share#9", 9, "return 2 / (tokens * rows)"),
-    ("shares.share#10", 9, "return 1 / (tokens / rows)"),
+    ("shares.share#1", 7, "if tokens < 1 and rows < 1:"),
+    ("shares.share#2", 7, "if tokens <= 1 or rows < 1:"),
+    ("shares.share#3", 7, "if tokens < 2 or rows < 1:"),
+    ("shares.share#4", 7, "if tokens < 1 or rows <= 1:"),
+    ("shares.share#5", 7, "if tokens < 1 or rows < 2:"),
+    ("shares.share#6", 8, "msg = None"),
+    ("shares.share#7", 9, "raise ValueError(None)"),
+    ("shares.share#8", 10, "return 1 * (tokens * rows)"),
+    ("shares.share#9", 10, "return 2 / (tokens * rows)"),
+    ("shares.share#10", 10, "return 1 / (tokens / rows)"),
 ]
 
 
@@ -46,17 +46,17 @@ def _run(project: Path, *options: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_mutants_are_those_of_the_code_under_test_named_by_unit(project: Path) -> None:
-    """mutmut's mutations of the reached function, one per mutant, named `unit#k` in order."""
+    """The mutmut mutations of the reached function, one per mutant, named `unit#k` in order."""
     properties, other = strength.read_properties(project, "tests")
     assert other == []
-    assert [(p.claim, p.node) for p in properties] == [
-        ("share-sums", f"{PROPS}::test_share_sums")
-    ]
+    assert [(p.claim, p.node) for p in properties] == [("share-sums", f"{PROPS}::test_share_sums")]
     mutants = strength.mutants_of(project, properties)
     assert [(m.name, m.line, m.after) for m in mutants] == MUTANTS
     original = (project / "shares" / "__init__.py").read_text("utf-8")
     for mutant in mutants:  # each changes exactly its one line
-        diff = [a != b for a, b in zip(original.splitlines(), mutant.text.splitlines())]
+        diff = [
+            a != b for a, b in zip(original.splitlines(), mutant.text.splitlines(), strict=True)
+        ]
         assert diff.count(True) == 1
         assert diff.index(True) == mutant.line - 1
 

@@ -24,8 +24,9 @@ from typing import Any
 
 import markdown
 import yaml
-from docpact._readers.markdown.claims import fingerprint, normalized
 from hypothesis import strategies as st
+
+from docpact._readers.markdown.claims import fingerprint, normalized
 
 __all__ = ["Project", "Tagged", "dump_toml", "dump_yaml", "projects", "toc_ids"]
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shares of rollouts."""
 
 

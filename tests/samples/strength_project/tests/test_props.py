@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 import docpact
 
 from shares import share
