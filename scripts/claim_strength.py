@@ -30,6 +30,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REVIEWED = ROOT / "tests" / "claim_survivors.toml"
 FLOOR = 50.0
 REPORT = "CLAIM_STRENGTH_REPORT"  # where the probe writes each property's outcome
+CODE = "CLAIM_STRENGTH_CODE"  # the files of the code under test, for the probe
 PROBE = "claim_strength"
 _OUTCOMES: dict[str, str] = {}  # the probe's: each test's outcome in this pytest run
 SKIPPED = {".git", ".nox", ".venv", "venv", "site", "mutants", "__pycache__", ".docpact"}
@@ -79,15 +81,24 @@ class Mutant:
 # --- the probe, loaded in the pytest run as `-p claim_strength` ----------------------------
 
 
-def _is_assertion(error: BaseException) -> bool:
-    """Whether a test's failure is a failed check rather than an error."""
+def _is_assertion(error: BaseException, code: frozenset[str] = frozenset()) -> bool:
+    """Whether a test's failure is a failed check of its own rather than an error.
+
+    Args:
+        error: What the test raised.
+        code: The files of the code under test: an `assert` that fails in one of them is
+            the code's own check failing, an error of the mutant, not the property's check.
+    """
     import pytest
 
-    if isinstance(error, AssertionError | pytest.fail.Exception):
-        return True
     if isinstance(error, BaseExceptionGroup):  # Hypothesis reports several bugs as a group
-        return all(_is_assertion(inner) for inner in error.exceptions)
-    return False
+        return all(_is_assertion(inner, code) for inner in error.exceptions)
+    if not isinstance(error, AssertionError | pytest.fail.Exception):
+        return False
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace is None or trace.tb_frame.f_code.co_filename not in code
 
 
 def pytest_configure(config) -> None:
@@ -115,11 +126,16 @@ def _hookwrapper(function):
 
 @_hookwrapper
 def pytest_runtest_makereport(item, call):
-    """Tag a failed report with the kind of its failure, in the process that ran it."""
+    """Tag a failed report with the kind of its failure, in the process that ran it.
+
+    Only the test's own call can fail an assertion: a fixture's failure is an error.
+    """
     report = yield
     if report.failed and call.excinfo is not None:
         error = call.excinfo.value
-        kind = "assertion" if _is_assertion(error) else f"error {type(error).__name__}"
+        code = frozenset(filter(None, os.environ.get(CODE, "").split(os.pathsep)))
+        own = call.when == "call" and _is_assertion(error, code)
+        kind = "assertion" if own else f"error {type(error).__name__} in {call.when}"
         report.user_properties.append((PROBE, kind))
     return report
 
@@ -211,7 +227,6 @@ def mutants_of(project: Path, properties: list[Property]) -> list[Mutant]:
     """
     import libcst
     from libcst.metadata import MetadataWrapper
-    from mutmut.mutation.file_mutation import MutationVisitor
     from mutmut.mutation.mutators import mutation_operators
     from mutmut.mutation.pragma_handling import IgnoredCode
 
@@ -225,7 +240,7 @@ def mutants_of(project: Path, properties: list[Property]) -> list[Mutant]:
         lines = code.splitlines()
         covered = {n for first, last, _ in units for n in range(first, last + 1)}
         kept = {n for n, text in enumerate(lines, 1) if "pragma: no mutate" in text}
-        visitor = MutationVisitor(mutation_operators, IgnoredCode(kept, set(), set()), covered)
+        visitor = _visitor()(mutation_operators, IgnoredCode(kept, set(), set()), covered)
         module = MetadataWrapper(libcst.parse_module(code)).visit(visitor)
         counts: dict[str, int] = {}
         for mutation in visitor.mutations:
@@ -241,6 +256,24 @@ def mutants_of(project: Path, properties: list[Property]) -> list[Mutant]:
                 Mutant(f"{unit}#{counts[unit]}", path, line, lines[line - 1].strip(), after, text)
             )
     return found
+
+
+def _visitor() -> type:
+    """The mutmut visitor, but into decorated functions too (`@property`, `@lru_cache`).
+
+    mutmut leaves them out for its trampolines, which swap functions in place; a mutant
+    written whole, as here, needs none. Decorators themselves stay unmutated.
+    """
+    import libcst
+    from mutmut.mutation.file_mutation import MutationVisitor
+
+    class Visitor(MutationVisitor):
+        def _skip_node_and_children(self, node: libcst.CSTNode) -> bool:
+            if isinstance(node, libcst.FunctionDef) and node.decorators:
+                node = node.with_changes(decorators=())
+            return super()._skip_node_and_children(node)
+
+    return Visitor
 
 
 def _changed_line(before: list[str], after: list[str]) -> tuple[int, str] | None:
@@ -269,9 +302,24 @@ def copy_project(project: Path, destination: Path) -> None:
 
 
 def run_properties(
-    copy: Path, nodes: list[str], paths: list[str], timeout: float | None
-) -> dict[str, str]:
-    """Run the nodes in the copy; each node's outcome, or `timeout` for every one of them."""
+    copy: Path,
+    nodes: list[str],
+    paths: list[str],
+    timeout: float | None,
+    code: tuple[str, ...] = (),
+) -> tuple[dict[str, str], str]:
+    """Run the nodes in the copy: each node's outcome, and the end of pytest's output.
+
+    Every node runs to its end whatever the project's `addopts` (`-x`, a collection error),
+    with pytest's root at the copy, so node ids are the bindings'. A run past `timeout` is
+    `timeout` for every node, its process group killed.
+
+    Raises:
+        ValueError: If no node is given, which would run the whole suite.
+    """
+    if not nodes:
+        msg = "run_properties needs at least one node"
+        raise ValueError(msg)
     report = copy / ".claim-strength.json"
     report.unlink(missing_ok=True)
     python_path = [str(Path(__file__).parent), *(str(copy / p) for p in paths)]
@@ -279,19 +327,27 @@ def run_properties(
         "PYTHONPATH": os.pathsep.join([*python_path, os.environ.get("PYTHONPATH", "")]),
         "PYTHONDONTWRITEBYTECODE": "1",  # a mutant of the same size must never reuse a .pyc
         REPORT: str(report),
+        CODE: os.pathsep.join(str(copy / path) for path in code),
     }
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PROBE]
+    command = [
+        *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PROBE),
+        *(f"--rootdir={copy}", "--maxfail=0", "--continue-on-collection-errors"),
+    ]
+    process = subprocess.Popen(
+        [*command, *nodes],
+        cwd=copy,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own group: a timeout kills xdist's workers too
+    )
     try:
-        subprocess.run(
-            [*command, *nodes],
-            cwd=copy,
-            env=env,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
+        output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        return dict.fromkeys(nodes, "timeout")
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return dict.fromkeys(nodes, "timeout"), ""
+    tail = "\n".join(output.decode("utf-8", "replace").splitlines()[-15:])
     outcomes = json.loads(report.read_text("utf-8")) if report.exists() else {}
     verdicts = {}
     for node in nodes:
@@ -299,7 +355,7 @@ def run_properties(
         if not found:
             found = [k for k in outcomes.values() if k.startswith("error in collection")]
         verdicts[node] = _worst(found) if found else "error: not run"
-    return verdicts
+    return verdicts, tail
 
 
 def _worst(kinds: list[str]) -> str:
@@ -335,8 +391,11 @@ def main(argv: list[str] | None = None) -> int:
     """Measure every claim's strength; exit 1 when one is below the floor, 2 on a usage error."""
     args = get_parser().parse_args(argv)
     try:
-        if args.jobs < 1 or args.sample < 0 or not 0 <= args.floor <= 100:
-            msg = "--jobs must be 1 or more, --sample 0 or more and --floor within 0-100"
+        if args.jobs < 1 or args.sample < 0 or args.timeout < 0 or not 0 <= args.floor <= 100:
+            msg = (
+                "--jobs must be 1 or more, --sample and --timeout 0 or more, "
+                "and --floor within 0-100"
+            )
             raise StrengthError(msg)
         return measure(args)
     except StrengthError as error:
@@ -361,25 +420,36 @@ def measure(args: argparse.Namespace) -> int:
         raise StrengthError(msg)
     reviewed = load_reviewed(args.reviewed or (REVIEWED if project == ROOT else None))
     paths = list(load_config(project / "pyproject.toml").paths)
-    mutants = mutants_of(project, properties)
-    if args.sample and len(mutants) > args.sample:
-        mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=_place)
+    if args.jobs > 1:  # torch and friends would start a thread per core in every copy
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
 
     with tempfile.TemporaryDirectory(prefix="claim-strength-") as work:
         copies = [Path(work) / f"copy{n}" for n in range(args.jobs)]
         for copy in copies:
             copy_project(project, copy)
         start = time.perf_counter()
-        baseline = run_properties(copies[0], [p.node for p in properties], paths, None)
+        code = _code_files(properties)
+        nodes = [p.node for p in properties]
+        baseline, tail = run_properties(copies[0], nodes, paths, args.timeout or 3600, code)
         timeout = args.timeout or 5 * (time.perf_counter() - start) + 30
-        broken = {node for node, kind in baseline.items() if kind != "passed"}
-        for node in sorted(broken):
-            print(f"{node}: fails before any mutation ({baseline[node]}): not measured")
-        properties = [p for p in properties if p.node not in broken]
+        broken = [p for p in properties if baseline[p.node] != "passed"]
+        for prop in broken:
+            print(
+                f"{prop.claim}: not measured: its property {prop.node} "
+                f"{'is skipped' if baseline[prop.node] == 'skipped' else 'fails'} "
+                f"before any mutation ({baseline[prop.node]})"
+            )
+            print("\n".join(f"    | {line}" for line in tail.splitlines()))
+        properties = [p for p in properties if p not in broken]
+        mutants = mutants_of(project, properties)
+        sampled = bool(args.sample) and len(mutants) > args.sample
+        if sampled:
+            mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=_place)
         verdicts = _run_all(mutants, properties, copies, paths, timeout)
     for line in other:
         print(f"not run here: {line}")
-    return report(properties, mutants, verdicts, reviewed, args.floor) | bool(broken)
+    status = report(properties, mutants, verdicts, reviewed, args.floor, sampled=sampled)
+    return status | bool(broken)
 
 
 def _place(mutant: Mutant) -> tuple[str, int, str]:
@@ -388,6 +458,10 @@ def _place(mutant: Mutant) -> tuple[str, int, str]:
 
 def _covers(prop: Property, mutant: Mutant) -> bool:
     return any(p == mutant.path and a <= mutant.line <= b for p, a, b, _ in prop.units)
+
+
+def _code_files(properties: list[Property]) -> tuple[str, ...]:
+    return tuple(sorted({path for prop in properties for path, *_ in prop.units}))
 
 
 def _run_all(
@@ -400,24 +474,29 @@ def _run_all(
     """Each (mutant, node) pair's outcome, the mutants shared among the copies."""
     free = list(copies)
     verdicts: dict[tuple[str, str], str] = {}
+    code = _code_files(properties)
 
     def one(mutant: Mutant) -> None:
+        nodes = [p.node for p in properties if _covers(p, mutant)]
         copy = free.pop()
+        target = copy / mutant.path
+        original = target.read_bytes()
         try:
-            target = copy / mutant.path
-            original = target.read_bytes()
             target.write_text(mutant.text, "utf-8")
-            try:
-                nodes = [p.node for p in properties if _covers(p, mutant)]
-                for node, kind in run_properties(copy, nodes, paths, timeout).items():
-                    verdicts[mutant.name, node] = kind
-            finally:
-                target.write_bytes(original)
+            found, _ = run_properties(copy, nodes, paths, timeout, code)
+        except (OSError, ValueError) as error:  # one mutant's trouble, not the run's
+            found = dict.fromkeys(nodes, f"error: {error}")
         finally:
+            target.write_bytes(original)
             free.append(copy)
+        for node, kind in found.items():
+            verdicts[mutant.name, node] = kind
 
-    with concurrent.futures.ThreadPoolExecutor(len(copies)) as pool:
-        list(pool.map(one, mutants))
+    pool = concurrent.futures.ThreadPoolExecutor(len(copies))
+    try:
+        list(pool.map(one, [m for m in mutants if any(_covers(p, m) for p in properties)]))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: no new mutant starts
     return verdicts
 
 
@@ -427,36 +506,46 @@ def report(
     verdicts: dict[tuple[str, str], str],
     reviewed: dict[str, str],
     floor: float,
+    *,
+    sampled: bool = False,
 ) -> int:
-    """Print each claim's killed/total, its survivors and errors; 1 when one is below floor."""
+    """Print each claim's killed/total, its survivors and errors; 1 when one is below floor.
+
+    A claim with no mutant fails too, unless the mutants were drawn: then the draw missed it.
+    """
     status = 0
     for claim in sorted({p.claim for p in properties}):
         nodes = [p.node for p in properties if p.claim == claim]
         own = [m for m in mutants if any(_covers(p, m) for p in properties if p.claim == claim)]
+        if not own:
+            why = "none was drawn" if sampled else "its code under test has none mutmut makes"
+            print(f"{claim}: no mutant: {why}; properties {', '.join(nodes)}")
+            status |= not sampled
+            continue
         killed, survived, errors = [], [], []
         for mutant in own:
             kinds = [verdicts.get((mutant.name, node), "") for node in nodes]
+            failures = [k for k in kinds if k not in {"passed", "skipped", ""}]
             if "assertion" in kinds:
                 killed.append(mutant)
-            elif any(k not in {"passed", "skipped", ""} for k in kinds):
-                errors.append((mutant, next(k for k in kinds if k not in {"passed", "skipped"})))
+            elif failures:
+                errors.append((mutant, failures[0]))
             else:
                 survived.append(mutant)
-        total = len(own)
-        strength = 100.0 * len(killed) / total if total else 0.0
+        strength = 100.0 * len(killed) / len(own)
         low = strength < floor
         status |= low
         print(
-            f"{claim}: killed {len(killed)} of {total} mutants ({strength:.1f}%, floor {floor:g}%)"
-            f"{' BELOW THE FLOOR' if low else ''}; errors and timeouts {len(errors)}, "
-            f"survived {len(survived)}; properties {', '.join(nodes)}"
+            f"{claim}: killed {len(killed)} of {len(own)} mutants ({strength:.1f}%, "
+            f"floor {floor:g}%){' BELOW THE FLOOR' if low else ''}; errors and timeouts "
+            f"{len(errors)}, survived {len(survived)}; properties {', '.join(nodes)}"
         )
         for mutant in survived:
             why = reviewed.get(f"{claim} {mutant.name}")
             note = f" (reviewed: {why})" if why else ""
             print(f"  survived {_where(mutant)}{note}")
         for mutant, kind in errors:
-            print(f"  {kind} {_where(mutant)}")
+            print(f"  {kind}: {_where(mutant)}")
     return status
 
 

@@ -28,6 +28,7 @@ PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-pr
 # own test fails in every drifted copy by design, so unit-tests leaves them out.
 PAGE_TESTS = "tests/test_docs_pages.py"
 SOURCES = ("src", "rolloutnorm/src")  # the packages' folders in a copy
+SCRIPTS = Path(__file__).resolve().parent
 NOT_UNIT = (PAGE_TESTS, "tests/test_site.py", "tests/test_drift_catalogue.py")
 
 # Each check, run in the copy's own tree with the interpreter running this script. They overlap
@@ -199,12 +200,14 @@ def run_properties(tree: Path) -> tuple[str | None, set[str]]:
     A claim counts as failed only when its property fails an assertion, the rule
     `claim_strength.py` kills a mutant by: a property that errors did not check its claim.
     """
+    if str(SCRIPTS) not in sys.path:  # run as a script it is; loaded by path, not yet
+        sys.path.insert(0, str(SCRIPTS))
     from claim_strength import run_properties as run_probed
 
     properties = bound_properties(tree)
     if not properties:
         return "no property is bound to a claim", set()
-    verdicts = run_probed(tree, list(properties), list(SOURCES), None)
+    verdicts, _ = run_probed(tree, list(properties), list(SOURCES), None)
     failed = {properties[node] for node, kind in verdicts.items() if kind == "assertion"}
     errors = sorted(
         f"{properties[node]} ({kind})"

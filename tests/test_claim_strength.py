@@ -72,7 +72,9 @@ def test_a_property_that_checks_the_claim_kills_mutants_by_assertion_only(projec
         f"errors and timeouts 4, survived 3; properties {PROPS}::test_share_sums"
     )
     survived = [line.split(": ")[1] for line in lines if line.startswith("  survived ")]
-    errors = [line.split(": ")[1] for line in lines if line.startswith("  error ValueError ")]
+    errors = [
+        line.split(": ")[2] for line in lines if line.startswith("  error ValueError in call: ")
+    ]
     assert survived == ["shares.share#1", "shares.share#6", "shares.share#7"]
     assert errors == ["shares.share#2", "shares.share#3", "shares.share#4", "shares.share#5"]
     assert _run(project, "--floor", "30").returncode == 0
@@ -116,10 +118,57 @@ def test_a_property_that_fails_unmutated_is_not_measured(project: Path) -> None:
     props = project / PROPS
     props.write_text(props.read_text("utf-8").replace("1 / rows", "2 / rows"), "utf-8")
     result = _run(project)
-    assert (result.returncode, result.stdout) == (
-        1,
-        f"{PROPS}::test_share_sums: fails before any mutation (assertion): not measured\n",
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0] == (
+        f"share-sums: not measured: its property {PROPS}::test_share_sums fails before any "
+        "mutation (assertion)"
     )
+    assert "    | FAILED tests/test_props.py::test_share_sums" in result.stdout
+
+
+@pytest.mark.slow
+def test_a_fixture_that_asserts_for_a_property_that_does_not_is_no_kill(project: Path) -> None:
+    """A failed assertion in a fixture is an error: only the property's own call can kill."""
+    props = project / PROPS
+    props.write_text(
+        "import docpact\nimport pytest\n\nfrom shares import share\n\n\n"
+        "@pytest.fixture\ndef checked():\n    assert share(2, 3) == 1 / 6\n\n\n"
+        '@docpact.claim("share-sums")\ndef test_share_sums(checked):\n    share(2, 3)\n',
+        "utf-8",
+    )
+    lines = _run(project).stdout.splitlines()
+    assert lines[0].startswith("share-sums: killed 0 of 10 mutants (0.0%, floor 50%) ")
+    assert sum(line.startswith("  error AssertionError in setup: ") for line in lines) == 3
+
+
+def test_a_decorated_function_is_mutated_too(tmp_path: Path) -> None:
+    """A property's method under `@property` gets mutants, as a plain function does."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "pyproject.toml").write_text((SAMPLE / "pyproject.toml").read_text())
+    (tmp_path / "docs" / "page.md").write_text((SAMPLE / "docs" / "page.md").read_text())
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "class Box:\n    def __init__(self, x):\n        self.x = x\n\n"
+        "    @property\n    def half(self):\n        return self.x / 2\n"
+    )
+    (tmp_path / "tests" / "test_props.py").write_text(
+        "import docpact\n\nfrom pkg import Box\n\n\n"
+        '@docpact.claim("share-sums")\ndef test_half():\n    assert Box(4).half == 2\n'
+    )
+    properties, _ = strength.read_properties(tmp_path, "tests")
+    mutants = strength.mutants_of(tmp_path, properties)
+    assert ("pkg.Box.half#1", 7) in [(m.name, m.line) for m in mutants]
+
+
+def test_an_assertion_inside_the_code_under_test_is_an_error() -> None:
+    """An `assert` of the mutated code failing is the code's error, not the property's check."""
+    namespace: dict = {}
+    exec(compile("def guard():\n    assert False\n", "pkg/code.py", "exec"), namespace)
+    with pytest.raises(AssertionError) as raised:
+        namespace["guard"]()
+    assert strength._is_assertion(raised.value, frozenset({"other.py"}))
+    assert not strength._is_assertion(raised.value, frozenset({"pkg/code.py"}))
 
 
 @pytest.mark.parametrize(
@@ -171,7 +220,9 @@ def test_a_malformed_reviewed_file_is_a_usage_error(
         strength.load_reviewed(path)
 
 
-@pytest.mark.parametrize("option", [["--jobs", "0"], ["--sample", "-1"], ["--floor", "101"]])
+@pytest.mark.parametrize(
+    "option", [["--jobs", "0"], ["--sample", "-1"], ["--floor", "101"], ["--timeout", "-1"]]
+)
 def test_bad_options_exit_2_with_one_line(
     option: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

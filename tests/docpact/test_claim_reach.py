@@ -429,3 +429,20 @@ def test_suspect_takes_error_or_warning_only(
     err = capsys.readouterr().err
     assert "suspect must be one of error, warning, got 'ignore'" in err
     assert err.count("\n") == 1
+
+
+def test_a_class_of_methods_only_is_a_unit_with_an_empty_body(tmp_path: Path) -> None:
+    """A class holding nothing but methods, no docstring, is reached without a crash."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "class Box:\n    def __init__(self, x):\n        self.x = x\n\n"
+        "    @property\n    def half(self):\n        return self.x / 2\n"
+    )
+    (tmp_path / "tests" / "test_props.py").write_text(
+        'import docpact\n\nfrom pkg import Box\n\n\n@docpact.claim("half")\n'
+        "def test_half():\n    assert Box(4).half == 2\n"
+    )
+    units, unresolved = _reach(tmp_path)["half"]
+    assert units == ["pkg.Box", "pkg.Box.__init__", "pkg.Box.half"]
+    assert unresolved == ()

@@ -434,3 +434,31 @@ def test_a_fence_closes_only_at_the_same_fence_as_python_markdown_reads_it(
 def test_an_indented_block_is_code_unless_it_continues_a_list_item(page: str) -> None:
     """Four columns make a code block, whose lines are no heading, but in a list item."""
     assert [s.anchor for s in sections(page)] == _toc_ids(page, "fenced_code")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "# Top\n\n- item\n# Mid\n\n    # Code\n",
+        "# Top\n\n- item\n\n***\n\n    # Code\n",
+        "# Top\n\n- item\n\n<!-- a note -->\n\n    # Code\n",
+        "# Top\n\n- item\n\n```text\nx\n```\n\n    # Code\n",
+        "# Top\n\n- item\n\n    para\n\n    # In the item\n",
+        "# Top\n- item\n\n    # In the item\n",
+        "Top\n===\n- item\n\n    # In the item\n",
+        "# Top\n\n- item\n\n    <!-- a note -->\n\n    # In the item\n",
+    ],
+    ids=[
+        "heading after",
+        "rule after",
+        "comment after",
+        "fence after",
+        "second paragraph",
+        "heading before",
+        "setext before",
+        "comment in the item",
+    ],
+)
+def test_an_indented_block_continues_a_list_only_right_after_it(page: str) -> None:
+    """A heading, rule, comment or fence after a list ends it: the indented block is code."""
+    assert [s.anchor for s in sections(page)] == _toc_ids(page, "fenced_code")

@@ -73,10 +73,15 @@ def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
     # The text as read_text gives it: one byte-order mark dropped, as MkDocs drops it; a
     # second one is a character of the first line, which Python-Markdown then reads as text.
     lines = page_lines(text)
-    prose = _without_comments(prose_lines(without_front_matter(lines)))
+    shown = without_front_matter(lines)
+    prose = _without_comments(prose_lines(shown))
+    # A fence or comment at the margin is a block of its own on the page: it ends a list.
+    hidden = {
+        n for n, (a, b) in enumerate(zip(shown, prose, strict=True)) if a[:1].strip() and not b
+    }
     if style.blocks:
         prose = _unblocked(prose)
-    headings = _headings(prose)
+    headings = _headings(prose, hidden)
 
     # All headings rendered at once, so that toc gives repeated and custom ids as on the page.
     # Built here rather than named: Markdown would scan every installed package's entry points
@@ -125,13 +130,18 @@ def _flatten_toc(tokens: list[dict]) -> list[str]:
     return [id_ for token in tokens for id_ in (token["id"], *_flatten_toc(token["children"]))]
 
 
-def _headings(lines: list[str]) -> list[tuple[int, int, int, str]]:
+def _headings(
+    lines: list[str], hidden: set[int] | frozenset[int] = frozenset()
+) -> list[tuple[int, int, int, str]]:
     """The headings of prose lines, each as (start, first body line, level, title).
 
     Found as Python-Markdown's block parser finds them: a block runs to a blank line; a
     `#` line anywhere in a block is a heading, the lines before and after it blocks of their
     own; a setext underline (`===`, `---`) makes a heading only of a block's first line; a
-    rule (`---`, `***`, `___`) ends the block before it and starts one after it.
+    rule (`---`, `***`, `___`) ends the block before it and starts one after it. An indented
+    block continues a list only when the page's last block is that list: the last part of
+    the block before, after its last heading or rule, starts with a list item, and no
+    `hidden` line (a blanked fence or comment at the margin, a block of its own) came since.
     """
     from markdown.blockprocessors import HashHeaderProcessor, HRProcessor
 
@@ -174,8 +184,15 @@ def _headings(lines: list[str]) -> list[tuple[int, int, int, str]]:
                     code += 1
                 block(code, i)
         elif start < i:
-            in_list = bool(_LIST_ITEM.match(lines[start]))
+            tail = start + 2 if start + 1 < i and SETEXT.match(lines[start + 1]) else start
+            for j in range(i - 1, tail - 1, -1):
+                if hashed[j] or rule.match(lines[j]):
+                    tail = j + 1
+                    break
+            in_list = tail < i and bool(_LIST_ITEM.match(lines[tail]))
             block(start, i)
+        if i in hidden:
+            in_list = False
         start = i + 1
     return found
 

@@ -243,8 +243,8 @@ def canonical(node: object, functions: set[str], modules: set[str]) -> str:
 
 
 def _has_docstring(node: ast.AST) -> bool:
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return False
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) or not node.body:
+        return False  # a class unit's body holds no methods: it may hold nothing
     first = node.body[0]
     return (
         isinstance(first, ast.Expr)
