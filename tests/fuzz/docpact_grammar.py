@@ -448,7 +448,11 @@ def stamped(texts: dict[str, str], root: str, path: str = "tests/test_props.py")
 
 
 def _tests(draw: st.DrawFn, claims: list[str], division: str) -> str:
-    """Properties that call the package's loss, so each reaches the code its claim is about."""
+    """Properties that call the package's loss and trainer: each reaches what its claim is about.
+
+    A claim's section may be the loss's (the divisor contract) or the trainer's (the names
+    contract), when the title's section, which holds the claims, is the one a contract lists.
+    """
     style = draw(st.sampled_from(["marker", "mark", "docpact", "claim"]))
     head, decorator = {
         "marker": ("import pytest\n", "pytest.mark.docpact_claim"),
@@ -456,7 +460,7 @@ def _tests(draw: st.DrawFn, claims: list[str], division: str) -> str:
         "docpact": ("import docpact\n", "docpact.claim"),
         "claim": ("from docpact import claim\n", "claim"),
     }[style]
-    out = [f'"""The properties."""\n\n{head}from pkg import scale\n']
+    out = [f'"""The properties."""\n\n{head}from pkg import Trainer, scale\n']
     counts = "[1]" if division == "code-names" else "1"
     in_class = draw(st.booleans())
     if in_class:
@@ -468,6 +472,7 @@ def _tests(draw: st.DrawFn, claims: list[str], division: str) -> str:
             f'\n\n{indent}@{decorator}("{claim}", reviewed="{STAMP}")\n'
             f"{indent}def test_claim_{n}({self_}):\n"
             f"{indent}    assert scale(0.5, {counts}, 2) == 0.25 * ({n + 1} - {n})\n"
+            f"{indent}    assert Trainer().dp_size == 1\n"
         )
     return "".join(out).replace("\n\n\n\n", "\n\n\n")
 
