@@ -183,7 +183,8 @@ def claim_strength(session: nox.Session) -> None:
 
     ``scripts/claim_strength.py`` prints each claim's killed/total against a floor (50% by
     default), with the survivors reviewed in ``tests/claim_survivors.toml``; options after
-    ``--`` go to it: ``-- --sample 200`` draws 200 mutants, ``-- --claim batch-mass`` one claim.
+    ``--`` go to it: ``-- --sample 200`` draws 200 mutants, ``-- --claim batch-mass`` one
+    claim, ``-- --path rolloutnorm/src/rolloutnorm/_normalize.py`` the mutants of one file.
     """
     python = _use_env(session)
     session.run(python, "scripts/claim_strength.py", *session.posargs, external=True)

@@ -179,6 +179,12 @@ def get_parser() -> argparse.ArgumentParser:
         default="tests",
         help="run the properties of this nox session and of plain pytest (default: tests)",
     )
+    parser.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        help="only mutants of this file or folder, relative to the project (repeat)",
+    )
     parser.add_argument("--sample", type=int, default=0, help="at most N mutants in all, drawn")
     parser.add_argument("--seed", type=int, default=0, help="the draw's seed")
     parser.add_argument("--floor", type=float, default=FLOOR, help="lowest strength, in %%")
@@ -441,15 +447,30 @@ def measure(args: argparse.Namespace) -> int:
             )
             print("\n".join(f"    | {line}" for line in tail.splitlines()))
         properties = [p for p in properties if p not in broken]
-        mutants = mutants_of(project, properties)
+        mutants = [m for m in mutants_of(project, properties) if _within(m.path, args.path)]
         sampled = bool(args.sample) and len(mutants) > args.sample
         if sampled:
             mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=_place)
         verdicts = _run_all(mutants, properties, copies, paths, timeout)
     for line in other:
         print(f"not run here: {line}")
-    status = report(properties, mutants, verdicts, reviewed, args.floor, sampled=sampled)
+    status = report(
+        properties,
+        mutants,
+        verdicts,
+        reviewed,
+        args.floor,
+        sampled=sampled,
+        paths_wanted=tuple(args.path),
+    )
     return status | bool(broken)
+
+
+def _within(path: str, wanted: list[str]) -> bool:
+    """Whether a file is one of the `--path` files or folders; every file without any."""
+    return not wanted or any(
+        path == (w := want.strip("/")) or path.startswith(f"{w}/") for want in wanted
+    )
 
 
 def _place(mutant: Mutant) -> tuple[str, int, str]:
@@ -508,19 +529,22 @@ def report(
     floor: float,
     *,
     sampled: bool = False,
+    paths_wanted: tuple[str, ...] = (),
 ) -> int:
     """Print each claim's killed/total, its survivors and errors; 1 when one is below floor.
 
-    A claim with no mutant fails too, unless the mutants were drawn: then the draw missed it.
+    A claim with no mutant fails too, unless the mutants were drawn or narrowed to some
+    paths: then the draw or the paths left it out.
     """
     status = 0
     for claim in sorted({p.claim for p in properties}):
         nodes = [p.node for p in properties if p.claim == claim]
         own = [m for m in mutants if any(_covers(p, m) for p in properties if p.claim == claim)]
         if not own:
-            why = "none was drawn" if sampled else "its code under test has none mutmut makes"
+            narrowed = sampled or bool(paths_wanted)
+            why = "none was drawn or chosen" if narrowed else "its code under test has none"
             print(f"{claim}: no mutant: {why}; properties {', '.join(nodes)}")
-            status |= not sampled
+            status |= not narrowed
             continue
         killed, survived, errors = [], [], []
         for mutant in own:

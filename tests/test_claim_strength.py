@@ -231,3 +231,21 @@ def test_bad_options_exit_2_with_one_line(
     err = capsys.readouterr().err
     assert err.startswith("claim-strength: error: ")
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "wanted", "within"),
+    [
+        ("pkg/a.py", [], True),
+        ("pkg/a.py", ["pkg"], True),
+        ("pkg/a.py", ["pkg/"], True),
+        ("pkg/a.py", ["pkg/a.py"], True),
+        ("pkg/ab.py", ["pkg/a"], False),
+        ("pkgs/a.py", ["pkg"], False),
+    ],
+)
+def test_path_narrows_the_mutants_to_files_and_folders(
+    path: str, wanted: list[str], within: bool
+) -> None:
+    """`--path` takes a file or a folder, never a name's prefix; none takes every file."""
+    assert strength._within(path, wanted) is within

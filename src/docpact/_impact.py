@@ -5,10 +5,13 @@ Changed lines are those that differ between a revision and the working tree.
 
 What each depends on, by file and lines:
 
-- a contract: its object's definition, docstring included (a module: its whole file), its
-  `file`, and each of its docs sections, from the heading to the next of its level;
-- a claim: its block on the page, its property's function, and every unit of its code
-  under test (`docpact._readers.python.reach`);
+- a contract: its own table in `pyproject.toml`; its object's definition, docstring
+  included (a module: its whole file; an object no longer found: the file of the nearest
+  module of its name that is, or any file that module could be); its `file`; and each of
+  its docs sections, from the heading to the next of its level (a page no longer read, or a
+  section no longer found: the whole page);
+- a claim: its block on the page, its property's function with its decorators, and every
+  unit of its code under test (`docpact._readers.python.reach`);
 - a suppression: its marker and block.
 
 Each is reported once, at its own line (a contract at its table in `pyproject.toml`),
@@ -18,6 +21,7 @@ imported or run.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +33,8 @@ from docpact._readers.markdown.sections import sections
 from docpact._readers.python.project import Modules
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from docpact._model.config import Config, Contract
     from docpact._model.findings import Finding
 
@@ -63,9 +69,12 @@ def impact(config: Config, base: str) -> list[Finding]:
         return []
     modules = Modules([config.root / folder for folder in config.paths])
     pages: dict[str, str | None] = {}
+    pyproject = config.pyproject.relative_to(config.root).as_posix()
+    tables = _tables(config)
     found = []
     for contract in config.contracts:
-        spans = _contract_spans(contract, config, modules, pages)
+        spans = [_Span("its table", pyproject, contract.line, tables.get(contract.line, 0))]
+        spans += _contract_spans(contract, config, modules, pages)
         if hits := _touched(spans, changed):
             message = f"contract {contract.label} depends on changed lines: {hits}"
             found.append(CONTRACT_AT_RISK.finding(config.pyproject.name, contract.line, message))
@@ -82,8 +91,9 @@ def _claims(
     for page, block in analysis.claims:
         spans = [_Span("its text", page, block.line, block.last)]
         for binding in analysis.bound(block.argument):
+            first = binding.start or binding.line
             spans.append(
-                _Span(f"its property {binding.function}", binding.path, binding.line, binding.end)
+                _Span(f"its property {binding.function}", binding.path, first, binding.end)
             )
             spans += [
                 _Span(unit.name, unit.path, unit.line, unit.end) for unit in binding.reach.units
@@ -99,32 +109,62 @@ def _claims(
     return found
 
 
+def _tables(config: Config) -> dict[int, int]:
+    """Each `[[tool.docpact.contract]]` table's first line, with its last: before the next."""
+    try:
+        lines = read_text(config.pyproject).split("\n")
+    except Unreadable:
+        return {}
+    heads = [n for n, line in enumerate(lines, 1) if line.lstrip().startswith("[")]
+    return {a: b - 1 for a, b in zip(heads, [*heads[1:], len(lines) + 1], strict=True)}
+
+
 def _contract_spans(
     contract: Contract, config: Config, modules: Modules, pages: dict[str, str | None]
 ) -> list[_Span]:
     spans = []
-    if (obj := getattr(contract, "object", "")) and (where := modules.locate(obj)) is not None:
-        path, first, last = where
-        relative = path.relative_to(config.root).as_posix()
-        spans.append(_Span(f"its object {obj}", relative, first, last))
+    if obj := getattr(contract, "object", ""):
+        spans += _object_spans(obj, config, modules)
     if file := getattr(contract, "file", ""):
-        spans.append(_Span(f"its file {file}", file))
+        spans.append(_Span(f"its file {file}", posixpath.normpath(file)))
     for ref in contract.docs:
         page, _, anchor = ref.partition("#")
+        page = posixpath.normpath(page)
         if page not in pages:
             try:
                 pages[page] = read_text(config.root / page)
             except Unreadable:
                 pages[page] = None
         text = pages[page]
-        if text is None:
-            continue
-        for section in sections(text, config.headings):
-            if section.anchor == anchor:
-                last = section.line + section.text.count("\n") + 1
-                spans.append(_Span(f"its docs section {ref}", page, section.line, last))
-                break
+        found = [] if text is None else sections(text, config.headings)
+        section = next((s for s in found if s.anchor == anchor), None)
+        if section is None:  # gone from the page, or the page gone: the page is at risk
+            spans.append(_Span(f"its docs section {ref}", page))
+        else:
+            spans.append(_Span(f"its docs section {ref}", page, section.line, section.end))
     return spans
+
+
+def _object_spans(obj: str, config: Config, modules: Modules) -> list[_Span]:
+    """Where a contract's object is written; where it could be, when it is no longer found."""
+    if (where := modules.locate(obj)) is not None:
+        path, first, last = where
+        return [_Span(f"its object {obj}", _relative(path, config), first, last)]
+    what, parts, spans = f"its object {obj}, not found", obj.split("."), []
+    for cut in range(len(parts), 0, -1):  # the files it could be in, to the nearest module
+        if (module := modules.named(".".join(parts[:cut]))) is not None:
+            return [*spans, _Span(what, _relative(module.path, config))]
+        name = "/".join(parts[:cut])
+        spans += [
+            _Span(what, posixpath.normpath(f"{folder}/{name}{suffix}"))
+            for folder in config.paths
+            for suffix in (".py", "/__init__.py")
+        ]
+    return spans
+
+
+def _relative(path: Path, config: Config) -> str:
+    return path.relative_to(config.root).as_posix()
 
 
 def _touched(spans: list[_Span], changed: dict[str, frozenset[int] | None]) -> str:

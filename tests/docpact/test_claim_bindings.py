@@ -130,6 +130,7 @@ def test_a_binding_is_read_from_from_docpact_import_claim(tmp_path: Path) -> Non
         has_reviewed=True,
         node="test_sum",
         end=6,
+        start=4,
     )
     assert len(binding.code) == 12
     assert int(binding.code, 16) >= 0

@@ -446,3 +446,100 @@ def test_a_class_of_methods_only_is_a_unit_with_an_empty_body(tmp_path: Path) ->
     units, unresolved = _reach(tmp_path)["half"]
     assert units == ["pkg.Box", "pkg.Box.__init__", "pkg.Box.half"]
     assert unresolved == ()
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    return root
+
+
+RECURSIVE = """\
+class Node:
+    def size(self):
+        return 1
+
+
+def parse(text):
+    node = Node()
+    if text:
+        parse_rest(text[1:])
+    return node
+
+
+def parse_rest(text):
+    node = parse(text)
+    node.size()
+    return node
+"""
+
+
+def test_what_a_property_reaches_does_not_depend_on_the_other_properties(
+    tmp_path: Path,
+) -> None:
+    """A recursive call's half-made scan is never kept: another test file changes nothing."""
+    test_b = (
+        'import docpact\nfrom pkg.m import parse_rest\n\n\n@docpact.claim("b")\n'
+        'def test_b():\n    assert parse_rest("ab").size() == 1\n'
+    )
+    root = _write(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": RECURSIVE})
+    _write(root, {"tests/test_b.py": test_b})
+    alone = _reach(root)["b"]
+    test_a = (
+        'import docpact\nfrom pkg.m import parse\n\n\n@docpact.claim("a")\n'
+        'def test_a():\n    assert parse("ab")\n'
+    )
+    _write(root, {"tests/test_a.py": test_a})
+    assert _reach(root)["b"] == alone
+    assert alone[0] == ["pkg.m.Node", "pkg.m.Node.size", "pkg.m.parse", "pkg.m.parse_rest"]
+
+
+def test_an_empty_tuple_annotation_is_no_crash(tmp_path: Path) -> None:
+    """`tuple[()]` and `Optional[()]` name no class: nothing reached through them, no error."""
+    code = (
+        "from typing import Optional\n\n\ndef f(x: tuple[()] = (), y: Optional[()] = None,"
+        ' z: "\\0" = 1) -> int:\n    items: tuple[()] = ()\n    return len(items)\n'
+    )
+    props = (
+        'import docpact\nfrom pkg import f\n\n\n@docpact.claim("f")\n'
+        "def test_f():\n    assert f() == 0\n"
+    )
+    root = _write(tmp_path, {"pkg/__init__.py": code, "tests/test_props.py": props})
+    assert _reach(root)["f"] == (["pkg.f"], ())
+
+
+def test_a_getter_and_setter_of_one_name_are_one_unit_whose_change_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Units sharing a name share a fingerprint: a change to the getter names that unit."""
+    plan = (
+        "class Plan:\n    def __init__(self):\n        self._x = 1\n\n    @property\n"
+        "    def x(self):\n        return self._x * 2\n\n    @x.setter\n"
+        "    def x(self, v):\n        self._x = v\n"
+    )
+    props = (
+        'import docpact\nfrom pkg.m import Plan\n\n\n@docpact.claim("c")\n'
+        "def test_c():\n    assert Plan().x == 2\n"
+    )
+    pyproject = (
+        '[project]\nname = "p"\n\n[tool.docpact]\npaths = ["."]\n\n[[tool.docpact.contract]]\n'
+        'kind = "claims"\npages = ["docs/c.md"]\nproperties = ["tests"]\n'
+    )
+    root = _write(
+        tmp_path,
+        {
+            "pyproject.toml": pyproject,
+            "docs/c.md": "# C\n\n<!-- docpact: claim c -->\nIt holds.\n",
+            "pkg/__init__.py": "",
+            "pkg/m.py": plan,
+            "tests/test_c.py": props,
+        },
+    )
+    monkeypatch.chdir(root)
+    assert main(["claims", "--update"]) == 0
+    code = root / "pkg/m.py"
+    code.write_text(plan.replace("self._x * 2", "self._x * 3"), encoding="utf-8")
+    status, lines = _check(capsys)
+    assert status == 1
+    assert "the code under test changed since the review: pkg.m.Plan.x (pkg/m.py:" in lines[0]

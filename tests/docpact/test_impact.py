@@ -171,3 +171,124 @@ def test_a_changelog_alone_puts_nothing_at_risk(
         0,
         ["nothing that docpact checks depends on the changes since HEAD"],
     )
+
+
+@pytest.mark.parametrize(
+    ("edit", "listed"),
+    [
+        (
+            ("agentrl/loss.py", "def per_rollout_mean(", "def per_rollout_mean_v2("),
+            "its object agentrl.loss.per_rollout_mean, not found (agentrl/loss.py:",
+        ),
+        (
+            ("pyproject.toml", '"num_trained_rows"]', "]"),
+            "its table (pyproject.toml:",
+        ),
+    ],
+    ids=["object renamed", "operand dropped from the table"],
+)
+def test_a_contract_whose_object_or_table_changed_is_listed(
+    adopter: Path, capsys: pytest.CaptureFixture[str], edit: tuple[str, str, str], listed: str
+) -> None:
+    """An object no longer found is at risk through its module; so is an edited table."""
+    path, find, replace = edit
+    drift(adopter / path, find, replace)
+    status, lines, _ = _impact(capsys)
+    assert status == 1
+    assert any(line.startswith("pyproject.toml:14: DP102 ") and listed in line for line in lines)
+
+
+def test_a_deleted_module_and_page_put_their_contract_at_risk(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A module gone and a page gone: the contract is listed through the files it could be."""
+    (adopter / "agentrl/loss.py").unlink()
+    (adopter / "docs/20-trainer-configuration.md").unlink()
+    status, lines, _ = _impact(capsys)
+    assert status == 1
+    [contract] = [line for line in lines if " DP102 " in line]
+    assert "its object agentrl.loss.per_rollout_mean, not found (agentrl/loss.py:1)" in contract
+    assert "its docs section docs/20-trainer-configuration.md#per-rollout_mean_loss (" in contract
+
+
+def test_a_decorator_above_the_binding_is_part_of_the_property(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`@pytest.mark.parametrize` above the claim's marker belongs to the property's span."""
+    tests = adopter / "tests/test_loss.py"
+    drift(
+        tests,
+        "\n@pytest.mark.docpact_claim(",
+        '\n@pytest.mark.parametrize("k", [1, 2])\n@pytest.mark.docpact_claim(',
+    )
+    drift(
+        tests,
+        "def test_each_rollout_carries_one_over_the_trained_rows():",
+        "def test_each_rollout_carries_one_over_the_trained_rows(k):",
+    )
+    _git(adopter, "commit", "-qam", "parametrized")
+    drift(tests, "[1, 2]", "[1]")
+    status, lines, _ = _impact(capsys)
+    assert (status, [line.split(" depends")[0] for line in lines]) == (
+        1,
+        ["docs/20-trainer-configuration.md:18: DP101 claim mass-per-rollout"],
+    )
+
+
+def test_a_branch_is_compared_where_it_left_its_base(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--base main` on a branch lists what the branch changed, not what main did since."""
+    _git(adopter, "checkout", "-q", "-b", "feature")
+    (adopter / "NOTES.md").write_text("Notes.\n", encoding="utf-8")
+    _git(adopter, "add", "NOTES.md")
+    _git(adopter, "commit", "-q", "-m", "notes")
+    _git(adopter, "checkout", "-q", "main")
+    drift(
+        adopter / "docs/20-trainer-configuration.md",
+        "whatever its rows.",
+        "whatever its rows or tokens.",
+    )
+    _git(adopter, "commit", "-qam", "reworded on main")
+    _git(adopter, "checkout", "-q", "feature")
+    assert _impact(capsys, "--base", "main")[:2] == (
+        0,
+        ["nothing that docpact checks depends on the changes since main"],
+    )
+
+
+def test_the_users_git_configuration_does_not_change_what_is_read(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Mnemonic prefixes, wide hunks and a page git treats as binary are read as plain diffs."""
+    _git(adopter, "config", "diff.mnemonicPrefix", "true")
+    _git(adopter, "config", "diff.interHunkContext", "50")
+    (adopter / ".gitattributes").write_text("*.md -diff\n", encoding="utf-8")
+    _git(adopter, "add", ".gitattributes")
+    _git(adopter, "commit", "-q", "-m", "attributes")
+    drift(adopter / "docs/20-trainer-configuration.md", "of the trainer.", "of the trainer, fixed.")
+    assert _impact(capsys)[:2] == (
+        0,
+        ["nothing that docpact checks depends on the changes since HEAD"],
+    )
+    drift(
+        adopter / "docs/20-trainer-configuration.md",
+        "whatever its rows.",
+        "whatever its rows or tokens.",
+    )
+    assert _impact(capsys)[0] == 1
+
+
+def test_a_page_with_a_space_in_its_name_is_read(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name holding a space, which git ends with a tab in its diff headers, is read whole."""
+    old, new = "docs/20-trainer-configuration.md", "docs/20 trainer.md"
+    _git(adopter, "mv", old, new)
+    drift(adopter / "pyproject.toml", f'"{old}#', f'"{new}#')
+    drift(adopter / "pyproject.toml", f'pages = ["{old}"]', f'pages = ["{new}"]')
+    _git(adopter, "commit", "-qam", "renamed")
+    drift(adopter / new, "whatever its rows.", "whatever its rows or tokens.")
+    status, lines, _ = _impact(capsys)
+    assert status == 1
+    assert [line.split(":")[0] for line in lines] == [new, "pyproject.toml"]

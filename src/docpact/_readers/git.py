@@ -3,8 +3,10 @@
 
 A line of the working tree is changed when the diff adds or replaces it; where lines were
 only removed, the lines on either side of the removal count as changed, so that what held
-them is found. A file that is new and untracked, or deleted, is changed as a whole. Paths
-are relative to the project root, which may be a folder inside the repository.
+them is found. A file that is new and untracked, or deleted, is changed as a whole. The
+revision compared with is where the checkout's `HEAD` left it (`git merge-base`), as a pull
+request's diff is. Paths are relative to the project root, which may be a folder inside the
+repository.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ if TYPE_CHECKING:
 
 __all__ = ["blob", "changed_lines"]
 
-_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@")
+_HUNK = re.compile(r"@@ -\d+(?:,(?P<old>\d+))? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@")
+# The diff as this module reads it, whatever the user's git configuration: a/ and b/ headers,
+# hunks that hold changed lines only, binary files and textconv drivers shown as text lines.
+_DIFF = [
+    *("-U0", "--inter-hunk-context=0", "--src-prefix=a/", "--dst-prefix=b/"),
+    *("--no-color", "--no-ext-diff", "--no-textconv", "--text", "--no-renames", "--relative"),
+]
 
 
 def changed_lines(root: Path, base: str) -> dict[str, frozenset[int] | None]:
@@ -51,8 +59,11 @@ def changed_lines(root: Path, base: str) -> dict[str, frozenset[int] | None]:
     if base.startswith("-") or verified.returncode != 0:
         msg = f"error: --base {base!r} is not a revision of this repository"
         raise DocpactError(msg)
-    options = ["-U0", "--no-color", "--no-ext-diff", "--no-renames", "--relative"]
-    diff = _run([*command, "diff", *options, base, "--"])
+    # What the branch changed since it left base, as a pull request shows it: not the
+    # commits made on base since then.
+    fork = _run([*command, "merge-base", base, "HEAD"])
+    since = fork.stdout.strip() if fork.returncode == 0 and fork.stdout.strip() else base
+    diff = _run([*command, "diff", *_DIFF, since, "--"])
     if diff.returncode != 0:
         msg = f"error: git diff {base} failed: {diff.stderr.strip() or diff.returncode}"
         raise DocpactError(msg)
@@ -65,11 +76,19 @@ def changed_lines(root: Path, base: str) -> dict[str, frozenset[int] | None]:
 
 
 def _parsed(diff: str) -> dict[str, frozenset[int] | None]:
-    """The changed lines of each file of a `git diff -U0`."""
+    """The changed lines of each file of a `git diff -U0`.
+
+    A hunk's lines are counted off its header, so that a changed line reading `++ x` (shown
+    as `+++ x`) is never taken for the next file's header.
+    """
     found: dict[str, set[int]] = {}
     whole: set[str] = set()
     old = new = ""
-    for line in diff.splitlines():
+    left = 0  # the lines of the current hunk still to come
+    for line in diff.split("\n"):
+        if left:
+            left -= line[:1] in "+- "
+            continue
         if line.startswith("--- "):
             old = _path(line[4:], "a/")
         elif line.startswith("+++ "):
@@ -77,15 +96,18 @@ def _parsed(diff: str) -> dict[str, frozenset[int] | None]:
             if not new:  # deleted: every line of what was there
                 whole.add(old)
             found.setdefault(new or old, set())
-        elif (match := _HUNK.match(line)) and new:
+        elif match := _HUNK.match(line):
             start, count = int(match["start"]), int(match["count"] or 1)
-            lines = range(start, start + count) if count else (start, start + 1)
-            found[new].update(n for n in lines if n > 0)
+            left = int(match["old"] or 1) + count
+            if new:
+                lines = range(start, start + count) if count else (start, start + 1)
+                found[new].update(n for n in lines if n > 0)
     return {path: None if path in whole else frozenset(lines) for path, lines in found.items()}
 
 
 def _path(text: str, prefix: str) -> str:
     """A diff header's path, `""` for `/dev/null`; git quotes a path with odd characters."""
+    text = text.removesuffix("\t")  # git ends a name holding a space with a tab
     if text == "/dev/null":
         return ""
     if text.startswith('"'):

@@ -52,7 +52,8 @@ def claim_diff(analysis: Analysis, config: Config, claim_id: str) -> list[str]:
     bound = analysis.bound(claim_id)
     spans = [("claim text", page, block.line, block.last)]
     for binding in bound:
-        spans.append((f"property {binding.function}", binding.path, binding.line, binding.end))
+        first = binding.start or binding.line
+        spans.append((f"property {binding.function}", binding.path, first, binding.end))
         spans += [(f"code under test {u.name}", u.path, u.line, u.end) for u in binding.reach.units]
     record = read_records(config.root / DEFAULT_REVIEWS).get(claim_id)
     stamp = bound[0].reviewed if len(bound) == 1 else ""

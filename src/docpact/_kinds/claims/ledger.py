@@ -117,7 +117,7 @@ def record(
         stamp,
         git_head(root)[0] or "",
         f"{binding.path}::{binding.node}",
-        {unit.name: unit.fingerprint for unit in binding.reach.units},
+        binding.reach.by_name,
         files,
     )
 

@@ -156,7 +156,8 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
             why = "its code under test was not part of its review (a stamp from before it was)"
         else:
             entry = records.get(block.argument)
-            now = {unit.name: unit for unit in binding.reach.units}
+            now = {unit.name: unit for unit in reversed(binding.reach.units)}  # the first
+            prints = binding.reach.by_name
             if entry is None or entry.stamp != binding.reviewed:
                 why = (
                     f"its code under test changed since the review ({DEFAULT_REVIEWS} has no "
@@ -168,7 +169,7 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
                     if name in now
                     else f"{name} (no longer reached)"
                     for name in sorted({*now, *entry.units})
-                    if entry.units.get(name) != (now[name].fingerprint if name in now else None)
+                    if entry.units.get(name) != prints.get(name)
                 ]
                 shown = ", ".join(names[:5]) + (
                     f" and {len(names) - 5} more" if len(names) > 5 else ""

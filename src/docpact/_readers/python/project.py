@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -181,13 +182,14 @@ class Modules:
                 return module.path, 1, 0
             body: list[ast.stmt] = self.defined(module).get(parts[cut], [])
             node: ast.stmt | None = body[0] if body else None
+            siblings = module.tree.body
             for name in parts[cut + 1 :]:
-                members = getattr(node, "body", []) if isinstance(node, ast.ClassDef) else []
-                node = next((m for m in members if name in _member_names(m)), None)
+                siblings = getattr(node, "body", []) if isinstance(node, ast.ClassDef) else []
+                node = next((m for m in siblings if name in _member_names(m)), None)
             if node is None:
                 return None
             first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-            return module.path, first, node.end_lineno or node.lineno
+            return module.path, first, _attribute_docstring_end(node, siblings)
         return None
 
     def named(self, name: str) -> Module | None:
@@ -318,3 +320,18 @@ def _member_names(statement: ast.stmt) -> list[str]:
     if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return [statement.name]
     return bound(statement)
+
+
+def _attribute_docstring_end(node: ast.stmt, siblings: list[ast.stmt]) -> int:
+    """A statement's last line, or its attribute docstring's: a string right after it."""
+    last = node.end_lineno or node.lineno
+    if not isinstance(node, ast.Assign | ast.AnnAssign):
+        return last
+    after = next((b for a, b in itertools.pairwise(siblings) if a is node), None)
+    if (
+        isinstance(after, ast.Expr)
+        and isinstance(after.value, ast.Constant)
+        and isinstance(after.value.value, str)
+    ):
+        return after.end_lineno or last
+    return last

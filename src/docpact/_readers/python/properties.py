@@ -71,6 +71,7 @@ class Binding:
             `Class::name` for a method.
         reach: The code under test now; empty for bindings read from a text alone.
         end: The last line of the decorated function.
+        start: Its first line: its first decorator's, which may stand above the binding.
     """
 
     path: str
@@ -86,6 +87,7 @@ class Binding:
     node: str = ""
     reach: Reach = field(default=Reach(), compare=False, repr=False)
     end: int = 0
+    start: int = 0
 
     @property
     def tested(self) -> str:
@@ -280,6 +282,7 @@ def _bindings(
                         "code": code,
                         "node": node_id,
                         "end": node.end_lineno or node.lineno,
+                        "start": min(d.lineno for d in node.decorator_list),
                     }
                 )
     return sorted(found, key=lambda b: b.line)

@@ -91,6 +91,23 @@ class Reach:
     unresolved: tuple[str, ...] = ()
 
     @property
+    def by_name(self) -> dict[str, str]:
+        """Each unit name's fingerprint.
+
+        Units that share a name (a property's getter and setter, the definitions of two
+        branches) share one, of their fingerprints together.
+        """
+        prints: dict[str, list[str]] = {}
+        for unit in self.units:
+            prints.setdefault(unit.name, []).append(unit.fingerprint)
+        return {
+            name: found[0]
+            if len(found) == 1
+            else hashlib.sha256(" ".join(sorted(found)).encode()).hexdigest()[:12]
+            for name, found in prints.items()
+        }
+
+    @property
     def fingerprint(self) -> str:
         """12 hex digits of the SHA-256 of every unit's name and fingerprint."""
         text = "\n".join(f"{unit.name}={unit.fingerprint}" for unit in self.units)
@@ -148,6 +165,8 @@ class Reacher:
         self._modules = modules
         self._root = root
         self._scans: dict[tuple[Path, int, str], _Scan] = {}
+        self._active: dict[tuple[Path, int, str], int] = {}  # scans under way, by depth
+        self._lowest = 1  # the lowest depth of an unfinished scan read since the last kept
         self._units: dict[tuple[Path, int, str], Unit] = {}
         self.start: _Def | None = None  # the property being reached
         self.seeds: dict[tuple[Path, int, str], dict[str, _Value]] = {}  # fixtures' values
@@ -271,11 +290,27 @@ class Reacher:
         return self._units[key]
 
     def _scan(self, definition: _Def) -> _Scan:
+        """A definition's scan, kept once complete.
+
+        A scan that read an unfinished one (a recursive call sees no return type yet) is
+        redone when asked again, so that what a property reaches never depends on which
+        property was read first.
+        """
         key = _key(definition)
-        if key not in self._scans:
-            self._scans[key] = _Scan()  # a recursive call sees no return type yet
-            self._scans[key] = _Scanner(self, definition).run()
-        return self._scans[key]
+        if (done := self._scans.get(key)) is not None:
+            return done
+        if key in self._active:
+            self._lowest = min(self._lowest, self._active[key])
+            return _Scan()
+        depth = self._active[key] = len(self._active)
+        try:
+            scan = _Scanner(self, definition).run()
+        finally:  # a RecursionError leaves nothing half made behind
+            del self._active[key]
+        if self._lowest >= depth:  # it read no unfinished scan but its own
+            self._scans[key] = scan
+            self._lowest = len(self._active) + 1
+        return scan
 
     # What a scanner asks of the reading.
     def lookup(self, module: Module, name: str) -> tuple[list[_Def], str]:
@@ -313,6 +348,13 @@ class Reacher:
         if node.returns is not None:
             return _Scanner(self, definition).annotation(node.returns)
         return self._scan(definition).returns
+
+
+def _first(index: ast.expr) -> ast.expr | None:
+    """A subscript's first argument: `C` of `list[C]` or `dict[C, D]`; none of `tuple[()]`."""
+    if isinstance(index, ast.Tuple):
+        return index.elts[0] if index.elts else None
+    return index
 
 
 def _key(definition: _Def) -> tuple[Path, int, str]:
@@ -439,8 +481,8 @@ class _Scanner:
         """The class of an annotated collection's items: `list[C]`, `Sequence[C]`..."""
         if not isinstance(node, ast.Subscript) or _name(node.value) not in _COLLECTIONS:
             return None
-        inner = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
-        return self.annotation(inner)
+        inner = _first(node.slice)
+        return None if inner is None else self.annotation(inner)
 
     def _looped(self, node: ast.For) -> None:
         """`for x in items`, where `items` is annotated as a collection of a class."""
@@ -467,13 +509,13 @@ class _Scanner:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
                 node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
+            except (SyntaxError, ValueError):  # ValueError: a NUL in the string
                 return None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return self.annotation(node.left) or self.annotation(node.right)
         if isinstance(node, ast.Subscript) and _name(node.value) in {"Optional", "Annotated"}:
-            inner = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
-            return self.annotation(inner)
+            inner = _first(node.slice)
+            return None if inner is None else self.annotation(inner)
         if isinstance(node, ast.Name | ast.Attribute):
             found = self._static(node)
             if isinstance(found, _Def) and isinstance(found.node, ast.ClassDef):
