@@ -384,8 +384,21 @@ def test_diff_without_git_prints_the_current_text(
     capsys.readouterr()
     assert main(["claims", "--diff", "mass"]) == 0
     out = capsys.readouterr().out
-    assert "agentrl/loss.py: git holds no reviewed copy (blob " in out
+    assert "agentrl/loss.py: without git, no reviewed copy (blob " in out
     assert "    9 |     sums = {}\n" in out
+
+
+def test_diff_counts_lines_at_line_breaks_only(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A form feed, which PEP 8 allows between functions, starts no line of its own."""
+    text = LOSS.replace("totals", "sums")
+    blank = text.index("\n\n") + 1
+    (project / "agentrl/loss.py").write_text(text[:blank] + "\f" + text[blank:], encoding="utf-8")
+    monkeypatch.setenv("PATH", "")
+    capsys.readouterr()
+    assert main(["claims", "--diff", "mass"]) == 0
+    assert "    9 |     sums = {}\n" in capsys.readouterr().out
 
 
 def test_diff_of_an_unknown_claim_is_a_usage_error(

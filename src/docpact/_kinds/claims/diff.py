@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import shutil
 from typing import TYPE_CHECKING
 
 from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, blob_id, read_records
@@ -95,10 +96,13 @@ def _file_diff(
     else:
         old = blob(config.root, reviewed_id)
     if old is None:
-        header = f"{path}: git holds no reviewed copy (blob {reviewed_id}); as it is now:"
+        why = (
+            "git holds no reviewed copy" if shutil.which("git") else "without git, no reviewed copy"
+        )
+        header = f"{path}: {why} (blob {reviewed_id}); as it is now:"
         return [header, *_numbered(now or b"", spans)]
-    new_lines = (now or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    old_lines = old.decode("utf-8", "replace").splitlines(keepends=True)
+    new_lines = _lines((now or b"").decode("utf-8", "replace"), keepends=True)
+    old_lines = _lines(old.decode("utf-8", "replace"), keepends=True)
     diff = list(
         difflib.unified_diff(old_lines, new_lines, f"{path} (reviewed)", f"{path} (now)", n=2)
     )
@@ -134,7 +138,7 @@ def _current(config: Config, spans: list[tuple[str, str, int, int]]) -> list[str
     out = []
     for what, path, first, last in spans:
         try:
-            lines = (config.root / path).read_text(encoding="utf-8").splitlines()
+            lines = _lines((config.root / path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             out.append(f"{path}: cannot be read")
             continue
@@ -144,9 +148,18 @@ def _current(config: Config, spans: list[tuple[str, str, int, int]]) -> list[str
 
 
 def _numbered(data: bytes, spans: list[tuple[str, int, int]]) -> list[str]:
-    lines = data.decode("utf-8", "replace").splitlines()
+    lines = _lines(data.decode("utf-8", "replace"))
     out = []
     for what, first, last in spans:
         out.append(f"  {what}:")
         out += [f"{n:>5} | {lines[n - 1]}" for n in range(first, min(last, len(lines)) + 1)]
     return out
+
+
+def _lines(text: str, *, keepends: bool = False) -> list[str]:
+    """Lines as git and editors count them: at line breaks only, not at form feeds."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    parts = re.split(r"(?<=\n)", text) if keepends else text.split("\n")
+    if parts and parts[-1] == "":
+        parts.pop()
+    return parts
