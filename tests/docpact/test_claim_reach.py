@@ -556,3 +556,31 @@ def test_a_getter_and_setter_of_one_name_are_one_unit_whose_change_is_named(
     status, lines = _check(capsys)
     assert status == 1
     assert "the code under test changed since the review: pkg.m.Plan.x (pkg/m.py:" in lines[0]
+
+
+def test_a_fixture_built_from_another_fixture_reaches_what_it_returns(tmp_path: Path) -> None:
+    """`plan(config)` returning `config.build()`: the property reaches `Plan.run` through it."""
+    code = (
+        "class Plan:\n    def run(self):\n        return 1\n\n\n"
+        "class Config:\n    def build(self) -> Plan:\n        return Plan()\n"
+    )
+    conftest = (
+        "import pytest\n\nfrom pkg.m import Config\n\n\n@pytest.fixture\ndef config():\n"
+        "    return Config()\n\n\n@pytest.fixture\ndef plan(config):\n    return config.build()\n"
+    )
+    props = (
+        'import docpact\n\n\n@docpact.claim("c")\ndef test_c(plan):\n    assert plan.run() == 1\n'
+    )
+    root = _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/m.py": code,
+            "tests/conftest.py": conftest,
+            "tests/test_props.py": props,
+        },
+    )
+    assert _reach(root)["c"] == (
+        ["pkg.m.Config", "pkg.m.Config.build", "pkg.m.Plan", "pkg.m.Plan.run"],
+        (),
+    )

@@ -201,15 +201,9 @@ class Reacher:
                 continue
             seen[key] = definition
             if key in requesters and isinstance(definition.node, _FUNCTIONS):
-                fixtures = self._fixtures(definition.module, definition.node)
+                fixtures = self._seeded(definition)
                 requesters |= {_key(f) for _, f in fixtures}
                 queue += [f for _, f in fixtures]
-                # A parameter is what its fixture returns (or yields).
-                self.seeds[key] = {
-                    name: found
-                    for name, f in fixtures
-                    if isinstance(found := self.returns(f), _Def | _Instance)
-                }
             scan = self._scan(definition)
             unknown += scan.unknown
             queue += scan.edges
@@ -228,6 +222,27 @@ class Reacher:
             if why != "method" or text.rpartition(".")[2] in methods - _BUILTIN_METHODS
         }
         return Reach(tuple(sorted(self._unit(d) for d in own)), tuple(sorted(unresolved)))
+
+    def _seeded(self, definition: _Def) -> list[tuple[str, _Def]]:
+        """The fixtures a function requests, its parameters' values set from them.
+
+        A parameter is what its fixture returns (or yields); a fixture's own parameters are
+        set first, depth first, so that a fixture built from another one is read with it.
+        """
+        assert isinstance(definition.node, _FUNCTIONS)
+        key = _key(definition)
+        fixtures = self._fixtures(definition.module, definition.node)
+        if key not in self.seeds:
+            self.seeds[key] = {}  # a fixture that requests itself, through others, stops here
+            for _, fixture in fixtures:
+                if isinstance(fixture.node, _FUNCTIONS):
+                    self._seeded(fixture)
+            self.seeds[key] = {
+                name: found
+                for name, f in fixtures
+                if isinstance(found := self.returns(f), _Def | _Instance)
+            }
+        return fixtures
 
     def _fixtures(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
