@@ -16,6 +16,7 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "scripts" / "drift_catalogue.toml"
@@ -170,28 +171,26 @@ def bound_properties(tree: Path) -> dict[str, str]:
     """The claims' properties that the `tests` session runs, as pytest node id to claim ID.
 
     docpact reads the bindings from the tree's test files without importing them, each
-    with its node id (`Class::name` for a method).
+    with its node id (`Class::name` for a method), as `claim_strength.py` reads them.
 
     Raises:
         DriftError: If the tree's claims contracts cannot be read.
     """
-    from docpact import DocpactError, load_config
-    from docpact._kinds.claims.analysis import analyse
-
+    strength = _claim_strength()
     try:
-        config = load_config(tree / "pyproject.toml")
-    except DocpactError as error:
-        msg = f"cannot read the claims contracts: {error}"
-        raise DriftError(msg) from None
-    found = {}
-    for contract in config.contracts:
-        if contract.kind != "claims":
-            continue
-        analysis = analyse(contract, config)
-        for binding in analysis.bindings:
-            if binding.claim is not None and analysis.session(binding) == "tests":
-                found[f"{binding.path}::{binding.node}"] = binding.claim
-    return found
+        properties, _ = strength.read_properties(tree, "tests")
+    except strength.StrengthError as error:
+        raise DriftError(str(error)) from None
+    return {prop.node: prop.claim for prop in properties}
+
+
+def _claim_strength() -> ModuleType:
+    """`scripts/claim_strength.py`, which judges a property's failure by the same rule."""
+    if str(SCRIPTS) not in sys.path:  # run as a script it is; loaded by path, not yet
+        sys.path.insert(0, str(SCRIPTS))
+    import claim_strength
+
+    return claim_strength
 
 
 def run_properties(tree: Path) -> tuple[str | None, set[str]]:
@@ -200,14 +199,10 @@ def run_properties(tree: Path) -> tuple[str | None, set[str]]:
     A claim counts as failed only when its property fails an assertion, the rule
     `claim_strength.py` kills a mutant by: a property that errors did not check its claim.
     """
-    if str(SCRIPTS) not in sys.path:  # run as a script it is; loaded by path, not yet
-        sys.path.insert(0, str(SCRIPTS))
-    from claim_strength import run_properties as run_probed
-
     properties = bound_properties(tree)
     if not properties:
         return "no property is bound to a claim", set()
-    verdicts, _ = run_probed(tree, list(properties), list(SOURCES), None)
+    verdicts, _ = _claim_strength().run_properties(tree, list(properties), list(SOURCES), None)
     failed = {properties[node] for node, kind in verdicts.items() if kind == "assertion"}
     errors = sorted(
         f"{properties[node]} ({kind})"
