@@ -22,6 +22,7 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "read_error",
     "read_python",
     "read_text",
+    "replace_file",
 ]
 
 _KINDS = {
@@ -254,3 +256,22 @@ def copy_files(source: Path, names: list[str], destination: Path) -> None:
         if path.is_file() or path.is_symlink():
             (destination / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, destination / name, follow_symlinks=False)
+
+
+def replace_file(target: Path, data: bytes, mode: int) -> None:
+    """Replace a file's bytes in one step: written beside it, then renamed over it.
+
+    A reader sees the old bytes or the new ones, never a part; the new file gets `mode`.
+
+    Raises:
+        OSError: When the folder cannot be written; nothing is left behind.
+    """
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise

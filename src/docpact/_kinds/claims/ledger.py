@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from docpact._model.errors import DocpactError
-from docpact._readers.files import Unreadable, git_head, read_text
+from docpact._readers.files import Unreadable, git_head, read_text, replace_file
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -137,15 +135,7 @@ def write_records(path: Path, where: str, records: dict[str, Record]) -> None:
     entries.update({claim: record.__dict__ for claim, record in records.items()})
     text = json.dumps({"reviews": entries}, indent=1, sort_keys=True) + "\n"
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-                stream.write(text)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        replace_file(path, text.encode("utf-8"), 0o644)
     except OSError as error:
         msg = f"{where}: error: cannot write the review record: {error.strerror}"
         raise DocpactError(msg) from None

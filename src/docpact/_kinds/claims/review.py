@@ -20,14 +20,13 @@ import ast
 import codecs
 import os
 import re
-import tempfile
 import tomllib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, read_records, record, write_records
 from docpact._model.errors import DocpactError
-from docpact._readers.files import Unreadable, read_text
+from docpact._readers.files import Unreadable, read_text, replace_file
 from docpact._readers.python.properties import read_text_bindings
 
 if TYPE_CHECKING:
@@ -353,15 +352,7 @@ def _replace(file: Path, data: bytes, path: str) -> None:
         if status.st_nlink > 1:
             target.write_bytes(data)
             return
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.chmod(temporary, status.st_mode)
-            os.replace(temporary, target)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        replace_file(target, data, status.st_mode)
     except OSError as error:
         msg = f"{path}: error: cannot write the reviewed fingerprints: {error.strerror}"
         raise DocpactError(msg) from None
