@@ -12,10 +12,10 @@ A mutant is *killed* only when a property fails an assertion (`assert`, pytest's
 `pytest.raises` not raising, or a Hypothesis counterexample of one): a property that fails
 on an error (a `TypeError` the mutant raises, say) did not check the claim, and neither did
 one that ran out of time; those are listed apart. A claim's strength is its killed mutants
-over all of its mutants; each claim below `--floor` fails the run. Survivors a person has
-judged harmless (an equivalent mutant) are kept with their reason in `--reviewed`, as
-`nox -s mutate` keeps docpact's. The same assertion rule judges the drift catalogue's
-`properties` column (`scripts/drift.py`).
+over the mutants its properties ran to an end (killed or survived); each claim below
+`--floor` fails the run. Survivors a person has judged harmless (an equivalent mutant)
+are kept with their reason in `--reviewed`, as `nox -s mutate` keeps docpact's. The same
+assertion rule judges the drift catalogue's `properties` column (`scripts/drift.py`).
 
 Run with `-p claim_strength` inside pytest, this module is also the probe that classifies
 each failure.
@@ -556,13 +556,15 @@ def report(
                 errors.append((mutant, failures[0]))
             else:
                 survived.append(mutant)
-        strength = 100.0 * len(killed) / len(own)
+        answered = len(killed) + len(survived)  # the mutants the properties gave a verdict on
+        strength = 100.0 * len(killed) / answered if answered else 0.0
         low = strength < floor
         status |= low
         print(
-            f"{claim}: killed {len(killed)} of {len(own)} mutants ({strength:.1f}%, "
-            f"floor {floor:g}%){' BELOW THE FLOOR' if low else ''}; errors and timeouts "
-            f"{len(errors)}, survived {len(survived)}; properties {', '.join(nodes)}"
+            f"{claim}: killed {len(killed)} of the {answered} mutants its properties ran to an "
+            f"end ({strength:.1f}%, floor {floor:g}%){' BELOW THE FLOOR' if low else ''}; "
+            f"{len(errors)} more raised an error or timed out, listed apart; "
+            f"properties {', '.join(nodes)}"
         )
         for mutant in survived:
             why = reviewed.get(f"{claim} {mutant.name}")
