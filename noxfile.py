@@ -181,10 +181,11 @@ def drift(session: nox.Session) -> None:
 def claim_strength(session: nox.Session) -> None:
     """Run each claim's properties alone against mutants of their code under test (slow).
 
-    ``scripts/claim_strength.py`` prints each claim's killed/total against a floor (50% by
-    default), with the survivors reviewed in ``tests/claim_survivors.toml``; options after
-    ``--`` go to it: ``-- --sample 200`` draws 200 mutants, ``-- --claim batch-mass`` one
-    claim, ``-- --path rolloutnorm/src/rolloutnorm/_normalize.py`` the mutants of one file.
+    ``scripts/claim_strength.py`` prints each claim's kills over the mutants its properties
+    ran to an end, against a floor (50% by default), with the survivors reviewed in
+    ``tests/claim_survivors.toml``; options after ``--`` go to it: ``-- --sample 200``
+    draws 200 mutants, ``-- --claim batch-mass`` measures one claim, ``-- --path
+    rolloutnorm/src/rolloutnorm/_normalize.py`` mutates one file.
     """
     python = _use_env(session)
     session.run(python, "scripts/claim_strength.py", *session.posargs, external=True)
