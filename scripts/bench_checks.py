@@ -62,7 +62,7 @@ def get_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--check",
         action="store_true",
-        help=f"exit 1 if the ratio is over {BASELINE} + {TOLERANCE:.0%}",
+        help=f"exit 1 if the ratio is over {BASELINE} + {TOLERANCE:.0%}".replace("%", "%%"),
     )
     return parser
 

@@ -106,3 +106,15 @@ def test_a_project_with_a_bad_configuration_is_refused_with_its_line(
     err = capsys.readouterr().err
     assert err.startswith(f"bench_checks: error: {pyproject}:4: error: tool.docpact.contract ")
     assert err.endswith("; a failing run is not timed\n")
+
+
+def test_every_scripts_help_prints(capsys) -> None:
+    """`--help` of every script prints its options and exits 0 (a bare % in a help broke one)."""
+    for script in sorted((ROOT / "scripts").glob("*.py")):
+        if "def get_parser" not in script.read_text(encoding="utf-8"):
+            continue
+        module = load_module(f"help_of_{script.stem}", script)
+        with pytest.raises(SystemExit) as exited:
+            module.get_parser().parse_args(["--help"])
+        assert exited.value.code == 0, script.name
+        assert "usage:" in capsys.readouterr().out, script.name
