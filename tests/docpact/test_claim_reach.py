@@ -584,3 +584,19 @@ def test_a_fixture_built_from_another_fixture_reaches_what_it_returns(tmp_path: 
         ["pkg.m.Config", "pkg.m.Config.build", "pkg.m.Plan", "pkg.m.Plan.run"],
         (),
     )
+
+
+def test_a_property_the_rule_cannot_find_is_listed_as_unresolved(tmp_path: Path) -> None:
+    """A property in a class nested in a class reaches nothing known: it says so."""
+    props = (
+        "import docpact\nfrom pkg import f\n\n\nclass TestOuter:\n    class TestInner:\n"
+        '        @docpact.claim("f")\n        def test_f(self):\n            assert f() == 0\n'
+    )
+    root = _write(
+        tmp_path, {"pkg/__init__.py": "def f():\n    return 0\n", "tests/test_props.py": props}
+    )
+    units, unresolved = _reach(root)["f"]
+    assert units == []
+    assert len(unresolved) == 1
+    assert unresolved[0].startswith("tests/test_props.py:7: ")
+    assert unresolved[0].endswith("(not at the module's top or in one of its classes)")

@@ -151,8 +151,10 @@ def _reached(binding: Binding, tree: ast.Module, test: Module, reacher: Reacher)
                     owner, function = node, item
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == binding.node:
             function = node
-    if function is None:
-        return binding
+    if function is None:  # nested in a class of a class, or under an if: not followed
+        where = f"{binding.path}:{binding.line}: {binding.node}"
+        reach = Reach(unresolved=(f"{where} (not at the module's top or in one of its classes)",))
+        return Binding(**{**binding.__dict__, "reach": reach})
     try:
         reach = reacher.reach(test, function, owner)
     except RecursionError:
