@@ -444,28 +444,27 @@ def test_suspect_takes_error_or_warning_only(
     assert err.count("\n") == 1
 
 
-def test_a_class_of_methods_only_is_a_unit_with_an_empty_body(tmp_path: Path) -> None:
-    """A class holding nothing but methods, no docstring, is reached without a crash."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text(
-        "class Box:\n    def __init__(self, x):\n        self.x = x\n\n"
-        "    @property\n    def half(self):\n        return self.x / 2\n"
-    )
-    (tmp_path / "tests" / "test_props.py").write_text(
-        'import docpact\n\nfrom pkg import Box\n\n\n@docpact.claim("half")\n'
-        "def test_half():\n    assert Box(4).half == 2\n"
-    )
-    units, unresolved = _reach(tmp_path)["half"]
-    assert units == ["pkg.Box", "pkg.Box.__init__", "pkg.Box.half"]
-    assert unresolved == ()
-
-
 def _write(root: Path, files: dict[str, str]) -> Path:
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     return root
+
+
+def test_a_class_of_methods_only_is_a_unit_with_an_empty_body(tmp_path: Path) -> None:
+    """A class holding nothing but methods, no docstring, is reached without a crash."""
+    box = (
+        "class Box:\n    def __init__(self, x):\n        self.x = x\n\n"
+        "    @property\n    def half(self):\n        return self.x / 2\n"
+    )
+    props = (
+        'import docpact\n\nfrom pkg import Box\n\n\n@docpact.claim("half")\n'
+        "def test_half():\n    assert Box(4).half == 2\n"
+    )
+    _write(tmp_path, {"pkg/__init__.py": box, "tests/test_props.py": props})
+    units, unresolved = _reach(tmp_path)["half"]
+    assert units == ["pkg.Box", "pkg.Box.__init__", "pkg.Box.half"]
+    assert unresolved == ()
 
 
 RECURSIVE = """\

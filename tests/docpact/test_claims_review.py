@@ -908,13 +908,20 @@ def test_claims_prints_the_findings_of_rules_dp012_to_dp014(
     )
 
 
-def test_a_reviewed_value_with_a_fourth_part_is_dp015(
-    reviewed: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """`TEXT/CODE/TESTED/x` is no stamp: DP015 at the binding, as any malformed value is."""
+@pytest.fixture
+def fourth_part(reviewed: Path) -> str:
+    """The reviewed project with a fourth part added to its first stamp; that stamp as was."""
     text = (reviewed / PROPS).read_text(encoding="utf-8")
     old = text.split('reviewed="')[1].split('"')[0]
     replace(reviewed, PROPS, f'"{old}"', f'"{old}/x"')
+    return old
+
+
+def test_a_reviewed_value_with_a_fourth_part_is_dp015(
+    fourth_part: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`TEXT/CODE/TESTED/x` is no stamp: DP015 at the binding, as any malformed value is."""
+    old = fourth_part
     assert run(capsys, "check") == (
         1,
         [
@@ -925,13 +932,11 @@ def test_a_reviewed_value_with_a_fourth_part_is_dp015(
     )
 
 
+@pytest.mark.usefixtures("fourth_part")
 def test_claims_lists_a_reviewed_value_with_a_fourth_part_as_not_reviewed(
-    reviewed: Path, capsys: pytest.CaptureFixture[str]
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A stamp that DP015 calls malformed is not listed as `reviewed`."""
-    text = (reviewed / PROPS).read_text(encoding="utf-8")
-    old = text.split('reviewed="')[1].split('"')[0]
-    replace(reviewed, PROPS, f'"{old}"', f'"{old}/x"')
     status, out, _ = run(capsys, "claims")
     assert status == 1
     assert not out[0].startswith(f"{PAGE}:3: sum-one: reviewed: ")

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, blob_id, read_records
 from docpact._model.errors import DocpactError
 from docpact._readers.git import blob
+from docpact._readers.markdown.prose import page_lines
+from docpact._readers.python.properties import source_lines
 
 if TYPE_CHECKING:
     from docpact._kinds.claims.analysis import Analysis
@@ -101,8 +103,8 @@ def _file_diff(
         )
         header = f"{path}: {why} (blob {reviewed_id}); as it is now:"
         return [header, *_numbered(now or b"", spans)]
-    new_lines = _lines((now or b"").decode("utf-8", "replace"), keepends=True)
-    old_lines = _lines(old.decode("utf-8", "replace"), keepends=True)
+    new_lines = source_lines((now or b"").decode("utf-8", "replace"))
+    old_lines = source_lines(old.decode("utf-8", "replace"))
     diff = list(
         difflib.unified_diff(old_lines, new_lines, f"{path} (reviewed)", f"{path} (now)", n=2)
     )
@@ -138,7 +140,7 @@ def _current(config: Config, spans: list[tuple[str, str, int, int]]) -> list[str
     out = []
     for what, path, first, last in spans:
         try:
-            lines = _lines((config.root / path).read_text(encoding="utf-8"))
+            lines = page_lines((config.root / path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             out.append(f"{path}: cannot be read")
             continue
@@ -148,18 +150,9 @@ def _current(config: Config, spans: list[tuple[str, str, int, int]]) -> list[str
 
 
 def _numbered(data: bytes, spans: list[tuple[str, int, int]]) -> list[str]:
-    lines = _lines(data.decode("utf-8", "replace"))
+    lines = page_lines(data.decode("utf-8", "replace"))
     out = []
     for what, first, last in spans:
         out.append(f"  {what}:")
         out += [f"{n:>5} | {lines[n - 1]}" for n in range(first, min(last, len(lines)) + 1)]
     return out
-
-
-def _lines(text: str, *, keepends: bool = False) -> list[str]:
-    """Lines as git and editors count them: at line breaks only, not at form feeds."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    parts = re.split(r"(?<=\n)", text) if keepends else text.split("\n")
-    if parts and parts[-1] == "":
-        parts.pop()
-    return parts
