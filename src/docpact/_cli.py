@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
@@ -208,9 +209,18 @@ def main(args: Sequence[str] | None = None) -> int:
 
     Returns:
         The exit status: 0 clean, 1 findings, 2 configuration error (or a griffe too old
-        to run the checks). Usage errors exit with status 2 through `SystemExit`.
+        to run the checks), 1 when the reader of the output closed it early (`| head`).
+        Usage errors exit with status 2 through `SystemExit`.
     """
-    argv = list(sys.argv[1:] if args is None else args)
+    try:
+        return _main(list(sys.argv[1:] if args is None else args))
+    except BrokenPipeError:  # `docpact check | head -1`: end quietly, as Python's docs advise
+        _discard_stdout()
+        return 1
+
+
+def _main(argv: list[str]) -> int:
+    """Run the command line on `argv`; a closed output raises `BrokenPipeError`."""
     parser = get_parser()
     if _wants_registered(argv, parser.runs):
         try:
@@ -291,9 +301,9 @@ def _coverage(options: argparse.Namespace, config: Config) -> int:
 @contextmanager
 def _console() -> Iterator[None]:
     """Print the `docpact` logger's records: findings on stdout, errors on stderr."""
-    out = logging.StreamHandler(sys.stdout)
+    out = _Stream(sys.stdout)
     out.addFilter(lambda record: record.levelno < logging.ERROR)
-    err = logging.StreamHandler(sys.stderr)
+    err = _Stream(sys.stderr)
     err.setLevel(logging.ERROR)
     level = logger.level
     logger.setLevel(logging.INFO)
@@ -305,3 +315,29 @@ def _console() -> Iterator[None]:
         logger.removeHandler(out)
         logger.removeHandler(err)
         logger.setLevel(level)
+
+
+class _Stream(logging.StreamHandler):
+    """A handler that lets a closed pipe end the command, where logging prints a traceback."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """Raise the `BrokenPipeError` of a closed output; report any other error as logging does.
+
+        Args:
+            record: The record that could not be written.
+        """
+        error = sys.exc_info()[1]
+        if isinstance(error, BrokenPipeError):
+            raise error
+        super().handleError(record)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at `os.devnull`, so that Python's flush at exit meets no closed pipe."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-memory stdout, as under pytest
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, descriptor)
+    os.close(devnull)
