@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING
 from docpact import _registry as registry
 from docpact._model import keys
 from docpact._model.config import (
+    DEFAULT_EXAMPLES,
     DEFAULT_HEADINGS,
     DEFAULT_PATHS,
     DOCSTRING_STYLES,
+    EXAMPLE_RUNNERS,
     Config,
     Contract,
 )
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["find_pyproject", "load_config"]
 
-_TABLE_KEYS = frozenset({"contract", "paths", "docstring-style", "coverage"})
+_TABLE_KEYS = frozenset({"contract", "paths", "docstring-style", "coverage", "examples"})
 _CONTRACT_HEADER = re.compile(r"^\s*\[\[\s*tool\s*\.\s*docpact\s*\.\s*contract\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*tool\s*\.\s*docpact\s*\]")
 _ANY_HEADER = re.compile(r"^\s*\[")
@@ -113,6 +115,7 @@ def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) ->
         ):
             msg = f"tool.docpact.coverage must be a list of dotted package names, got {covered!r}"
             raise ValueError(msg)
+        examples = _examples(table.get("examples", list(DEFAULT_EXAMPLES)))
         style = table.get("docstring-style")
         if style is not None and style not in DOCSTRING_STYLES:
             msg = f"tool.docpact.docstring-style must be one of {DOCSTRING_STYLES}, got {style!r}"
@@ -144,6 +147,7 @@ def load_config(pyproject: str | os.PathLike[str], *, contracts: bool = True) ->
         docstring_style=style,
         headings=anchors,
         coverage=tuple(covered),
+        examples=examples,
     )
 
 
@@ -157,6 +161,26 @@ def _table_keys(table: object) -> None:
     if unknown := sorted(set(table) - _TABLE_KEYS):
         msg = f"tool.docpact has unknown keys {unknown}; known keys are {sorted(_TABLE_KEYS)}"
         raise ValueError(msg)
+
+
+def _examples(runners: object) -> tuple[str, ...]:
+    """The example runners `[tool.docpact] examples` declares, each known and named once."""
+    if not isinstance(runners, list) or not runners or not all(isinstance(r, str) for r in runners):
+        msg = (
+            "tool.docpact.examples must be a non-empty list of example runners "
+            f"({', '.join(EXAMPLE_RUNNERS)}), got {runners!r}"
+        )
+        raise ValueError(msg)
+    if unknown := [runner for runner in runners if runner not in EXAMPLE_RUNNERS]:
+        msg = (
+            f"tool.docpact.examples names unknown runner {unknown[0]!r}; the known runners "
+            f"are {', '.join(EXAMPLE_RUNNERS)}"
+        )
+        raise ValueError(msg)
+    if len(set(runners)) < len(runners):
+        msg = f"tool.docpact.examples names a runner twice: {runners!r}"
+        raise ValueError(msg)
+    return tuple(runners)
 
 
 def _unreadable(where: str, text: str, error: ValueError | RecursionError) -> str:

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "DEFAULT_EXAMPLES",
     "DEFAULT_HEADINGS",
     "DEFAULT_PATHS",
     "DOCSTRING_STYLES",
+    "EXAMPLE_RUNNERS",
     "Config",
     "Contract",
     "Headings",
@@ -25,6 +27,13 @@ DOCSTRING_STYLES = ("google", "numpy", "sphinx")
 
 DEFAULT_PATHS = ("src", ".")
 """Where packages are searched for without `[tool.docpact] paths`."""
+
+EXAMPLE_RUNNERS = ("doctest", "markdown-exec", "pytest-examples", "sybil")
+"""What may run a project's examples, as `[tool.docpact] examples` names them."""
+
+DEFAULT_EXAMPLES = ("sybil", "doctest")
+"""The runners without `[tool.docpact] examples`: `docpact.sybil` on the docs pages, and
+doctest on the docstrings' `>>>` lines."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,6 +107,8 @@ class Config:
         headings: How the site gives headings their anchors, from `mkdocs.yml`.
         coverage: The packages `docpact coverage` covers by default: `[tool.docpact]
             coverage`.
+        examples: What runs the project's examples (`EXAMPLE_RUNNERS`): `[tool.docpact]
+            examples`, by default `DEFAULT_EXAMPLES`.
     """
 
     pyproject: Path
@@ -106,6 +117,7 @@ class Config:
     docstring_style: str = "google"
     headings: Headings = DEFAULT_HEADINGS
     coverage: tuple[str, ...] = ()
+    examples: tuple[str, ...] = DEFAULT_EXAMPLES
 
     @property
     def root(self) -> Path:
