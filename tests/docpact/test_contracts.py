@@ -349,7 +349,9 @@ def test_a_renamed_parameter_is_named_as_renamed(project: Path) -> None:
 def test_an_attribute_is_named_with_its_article(project: Path) -> None:
     drift(project / PYPROJECT, OBJECT, 'object = "ratio._divide.__all__"')
     [finding] = check_project(load_config(project / PYPROJECT))
-    assert finding.message == "ratio._divide.__all__ is an attribute, not a function"
+    assert finding.message == (
+        "ratio._divide.__all__ is an attribute, not a function, method or property"
+    )
 
 
 def test_a_namespace_package_is_reported_at_its_folder(project: Path) -> None:
@@ -358,7 +360,7 @@ def test_a_namespace_package_is_reported_at_its_folder(project: Path) -> None:
     (project / "src/nsp/m.py").write_text('"""A module."""\n', encoding="utf-8")
     drift(project / PYPROJECT, OBJECT, 'object = "nsp"')
     [finding] = check_project(load_config(project / PYPROJECT))
-    assert str(finding) == "src/nsp:1: DP001 nsp is a module, not a function"
+    assert str(finding) == "src/nsp:1: DP001 nsp is a module, not a function, method or property"
 
 
 def test_an_unreadable_module_names_the_reason(project: Path) -> None:

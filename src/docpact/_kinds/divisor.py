@@ -140,7 +140,8 @@ def _divides_by_operands(subject: Subject) -> Iterator[tuple[str, int, str]]:
     contract, body = subject.contract, node(subject)
     path, line = _where(subject)
     # A renamed parameter is reported once, as renamed, even if the divisor lost it too.
-    renamed = _renamed_parameters(subject)
+    # A property has no parameters to rename: griffe gives its attribute none.
+    renamed = _renamed_parameters(subject) if obj(subject).is_function else []
     for operand in renamed:
         yield (
             path,

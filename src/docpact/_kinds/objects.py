@@ -16,7 +16,13 @@ from docpact._model.config import Contract
 from docpact._model.findings import relative
 from docpact._model.rules import Rule
 from docpact._readers.markdown.prose import inline_code_names
-from docpact._readers.python.sources import filepath, function_node, lookup, missing_object
+from docpact._readers.python.sources import (
+    filepath,
+    function_node,
+    is_function,
+    lookup,
+    missing_object,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -86,12 +92,14 @@ def node(subject: Subject) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
 def usable(subject: Subject) -> bool:
     """Whether the object's rules can run: it exists, has a docstring, is a function if need be.
 
+    A function may be a method of any kind, or a property (`is_function`).
+
     Its source may still be unreadable; then `node` is None.
     """
     found = obj(subject)
     if found is None or not found.docstring or not found.docstring.value.strip():
         return False
-    return found.is_function or not subject.kind.needs_function
+    return is_function(found) or not subject.kind.needs_function
 
 
 def unloadable(
@@ -117,10 +125,11 @@ def _object(subject: Subject) -> Iterator[tuple[str, int, str]]:
         return
     path = relative(filepath(found), config.root)
     function = subject.kind.needs_function  # the kinds that read the body
-    if function and not found.is_function:
+    if function and not is_function(found):
         kind = found.kind.value
         article = "an" if kind[0] in "aeiou" else "a"
-        yield path, found.lineno or 1, f"{contract.object} is {article} {kind}, not a function"
+        message = f"{contract.object} is {article} {kind}, not a function, method or property"
+        yield path, found.lineno or 1, message
         return
     line = (getattr(node(subject), "lineno", None) if function else None) or found.lineno or 1
     if not found.docstring or not found.docstring.value.strip():

@@ -28,6 +28,7 @@ __all__ = [
     "PARSE_ERRORS",
     "filepath",
     "function_node",
+    "is_function",
     "lookup",
     "missing_object",
     "search_paths",
@@ -194,11 +195,27 @@ def _package_root(name: str, folders: list[Path]) -> list[Path]:
     return []
 
 
+def is_function(obj: Any) -> bool:
+    """Whether a griffe object has a body to read: a function or method, or a property.
+
+    griffe models a `@property` or `functools.cached_property` as an attribute labelled
+    `property`, and a class or static method as a function.
+
+    Args:
+        obj: The griffe object.
+
+    Returns:
+        True for a function, a method of any kind, or a property's getter.
+    """
+    return obj.is_function or (obj.is_attribute and "property" in obj.labels)
+
+
 def function_node(obj: Any) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """A griffe function's syntax tree, parsed from its module (a stub's `.py` beside it).
 
     Args:
-        obj: The griffe function (its callers have found one: DP001 reports the rest).
+        obj: The griffe function, or property whose getter is read (its callers have found
+            one that `is_function` accepts: DP001 reports the rest).
 
     Returns:
         The function's node, or `None` when its source cannot be read or parsed.
@@ -210,7 +227,7 @@ def function_node(obj: Any) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         tree = read_python(path)
     except Unreadable:
         return None  # reported as a function without readable source
-    # griffe gives a decorated function the line of its first decorator.
+    # griffe gives a decorated function the line of its first decorator, a property its def's.
     return next(
         (
             node
