@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: MIT
+"""The formula rules of a divisor contract: the docs state the divisor the code divides by.
+
+The places are the object's docstring and each listed docs section. Each must state the
+divisor's formula (DP022); every statement must equal the code's formula, derived from the
+body, or the contract's `formula` where it declares one (DP023); and the code's divisor must
+be one formula docpact can read, unless the contract declares it (DP024). Equal means equal
+in `docpact._model.formula`'s normal form, nothing more.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from docpact._kinds.docs import docs_sections
+from docpact._kinds.objects import node, obj, usable
+from docpact._model.findings import relative
+from docpact._model.formula import render
+from docpact._model.rules import Rule
+from docpact._readers.markdown.statements import statements
+from docpact._readers.python.formula import Untraced, code_formula, read_python
+from docpact._readers.python.sources import filepath
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from docpact._model.formula import Expr
+    from docpact._model.rules import Subject
+    from docpact._readers.markdown.statements import Statement
+    from docpact._readers.python.formula import CodeFormula
+
+__all__ = ["FORMULA_AGREES", "FORMULA_STATED", "FORMULA_TRACED", "declared_formula"]
+
+
+def declared_formula(text: str, operands: tuple[str, ...], key: str) -> Expr:
+    """A contract's `formula`, read as the docs' Python.
+
+    Args:
+        text: The key's value.
+        operands: The contract's operands.
+        key: The key, `tool.docpact.contract[N].formula`, for the message.
+
+    Returns:
+        The formula.
+
+    Raises:
+        ValueError: When the value is not one Python expression that holds an operand.
+    """
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body if isinstance(text, str) else None
+    except SyntaxError as error:
+        msg = (
+            f'{key} must be a Python expression such as "max(1, a * b)", got {text!r} ({error.msg})'
+        )
+        raise ValueError(msg) from None
+    if tree is None:
+        msg = f"{key} must be a string holding a Python expression, got {text!r}"
+        raise ValueError(msg)
+    expr = read_python(tree, {operand: operand for operand in operands})
+    if not expr.names() & set(operands):
+        msg = f"{key} must use the operands {list(operands)}, got {text!r}"
+        raise ValueError(msg)
+    return expr
+
+
+@dataclass(frozen=True)
+class _Place:
+    """A docstring or docs section, and the statements in it."""
+
+    path: str
+    line: int
+    label: str
+    found: list[Statement]
+
+
+def _code(subject: Subject) -> CodeFormula | Untraced | None:
+    body = node(subject)
+    if body is None:
+        return None
+    contract = subject.contract
+    names = {contract.in_code(operand): operand for operand in contract.operands}
+    try:
+        return code_formula(body, names)
+    except Untraced as error:
+        return error
+
+
+def _places(subject: Subject) -> list[_Place]:
+    contract = subject.contract
+    code = subject.shared(_code)
+    numerator = code.numerator if code is not None and not isinstance(code, Untraced) else None
+    places = []
+    found = obj(subject)
+    text, line = _docstring(subject)
+    path = relative(filepath(found), subject.config.root)
+    stated = statements(text, line, contract.operands, numerator)
+    places.append(_Place(path, found.docstring.lineno or line, "the docstring", stated))
+    for ref, section in docs_sections(subject).items():
+        if section is not None:
+            page, _, anchor = ref.partition("#")
+            stated = statements(section.text, section.line + 1, contract.operands, numerator)
+            places.append(_Place(page, section.line, f"section #{anchor}", stated))
+    return places
+
+
+def _docstring(subject: Subject) -> tuple[str, int]:
+    """The docstring as written in the source, and its first line, for exact line numbers."""
+    body = node(subject)
+    first = body.body[0] if body is not None and body.body else None
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return first.value.value, first.lineno
+    docstring = obj(subject).docstring
+    return docstring.value, docstring.lineno or 1
+
+
+def _checked(subject: Subject) -> bool:
+    return usable(subject) and subject.contract.statements
+
+
+def _stated(subject: Subject) -> Iterator[tuple[str, int, str]]:
+    contract = subject.contract
+    reference = _reference(subject)
+    shown = render(reference, contract.operands) if reference is not None else None
+    for place in subject.shared(_places):
+        for statement in place.found:
+            if statement.formula is None:
+                yield place.path, statement.line, f"`{statement.source}` {statement.problem}"
+        if not place.found:
+            where = (
+                f"docstring of {contract.object}" if place.label == "the docstring" else place.label
+            )
+            write = f": state it as inline code or math, e.g. `{shown}`" if shown else ""
+            yield place.path, place.line, f"{where} states no formula of the divisor{write}"
+
+
+def _reference(subject: Subject) -> Expr | None:
+    """What the statements must equal: the declared formula, else the code's."""
+    declared = subject.contract.declared
+    if declared is not None:
+        return declared
+    code = subject.shared(_code)
+    return code.divisor if code is not None and not isinstance(code, Untraced) else None
+
+
+def _agrees(subject: Subject) -> Iterator[tuple[str, int, str]]:
+    contract, order = subject.contract, subject.contract.operands
+    code = subject.shared(_code)
+    traced = code if code is not None and not isinstance(code, Untraced) else None
+    path = relative(filepath(obj(subject)), subject.config.root)
+    declared = contract.declared
+    if declared is not None and traced is not None and traced.divisor != declared:
+        yield (
+            path,
+            traced.line,
+            f"{contract.object} divides by `{render(traced.divisor, order)}`, but the contract's "
+            f"formula is `{render(declared, order)}`",
+        )
+    stated = [
+        (place, statement)
+        for place in subject.shared(_places)
+        for statement in place.found
+        if statement.formula is not None
+    ]
+    reference = _reference(subject)
+    if reference is None:  # nothing to compare with but one another
+        if not stated:
+            return
+        first_place, first = stated[0]
+        for place, statement in stated[1:]:
+            if statement.formula != first.formula:
+                yield (
+                    place.path,
+                    statement.line,
+                    f"`{statement.source}` states `{render(statement.formula, order)}`, but "
+                    f"{first_place.label} (line {first.line}) states "
+                    f"`{render(first.formula, order)}`",
+                )
+        return
+    wrong = [(place, s) for place, s in stated if s.formula != reference]
+    if not wrong:
+        return
+    forms = {statement.formula for _, statement in stated}
+    if declared is None and traced is not None and len(forms) == 1:
+        said = render(wrong[0][1].formula, order)
+        where = ", ".join(
+            dict.fromkeys(f"{place.path}:{statement.line}" for place, statement in wrong)
+        )
+        yield (
+            path,
+            traced.line,
+            f"{contract.object} divides by `{render(reference, order)}`, but its docstring and "
+            f"docs state `{said}` ({where}): change the code back, or the statements",
+        )
+        return
+    source = "the contract's formula" if declared is not None else f"{contract.object}"
+    verb = "is" if declared is not None else "divides by"
+    for place, statement in wrong:
+        yield (
+            place.path,
+            statement.line,
+            f"`{statement.source}` states `{render(statement.formula, order)}`, but {source} "
+            f"{verb} `{render(reference, order)}`",
+        )
+
+
+def _traced(subject: Subject) -> Iterator[tuple[str, int, str]]:
+    code = subject.shared(_code)
+    if not isinstance(code, Untraced) or subject.contract.declared is not None:
+        return
+    path = relative(filepath(obj(subject)), subject.config.root)
+    yield (
+        path,
+        code.line,
+        f"docpact cannot read the divisor of {subject.contract.object} as one formula: "
+        f'{code.reason}; declare it in the contract: formula = "..."',
+    )
+
+
+FORMULA_STATED = Rule(
+    "DP022",
+    "the docstring and every listed docs section state the divisor's formula, as a code span "
+    "or math docpact reads",
+    "the docstring or heading, or the statement docpact cannot read",
+    _stated,
+    needs=_checked,
+)
+FORMULA_AGREES = Rule(
+    "DP023",
+    "every statement of the divisor's formula equals the code's (or the contract's "
+    "`formula`), up to the order of `+` and `*` and the guard's spelling",
+    "each statement that differs, or the code's divisor when every statement agrees",
+    _agrees,
+    needs=_checked,
+)
+FORMULA_TRACED = Rule(
+    "DP024",
+    "the code's divisor reads as one formula, or the contract declares `formula`",
+    "the line that docpact cannot follow",
+    _traced,
+    needs=_checked,
+)

@@ -1,0 +1,337 @@
+# SPDX-License-Identifier: MIT
+r"""LaTeX math read as formulas: the sides of each relation, and every division's parts.
+
+The tokens are latex2mathml's (`latex2mathml.tokenizer.tokenize`, the tokenizer of the
+converter the site renders its math with); this module only puts them into expressions.
+It reads what divisor formulas are written with: `+`, `-`, `\cdot`, `\times`, `*`, `/`,
+`\div` and juxtaposition; `\frac` (and `\dfrac`, `\tfrac`, `\cfrac`); `\max`, `\min`
+and other named functions; `\left(`...`\right)`, braces and sized delimiters; names
+written as letters, `\mathrm{...}`, `\text{...}`, `\operatorname{...}` and the like, with
+escaped underscores; a function application such as `\mathrm{name}(r)`; subscripts,
+powers, accents (`\hat{A}`) and spacing. Any other macro (`\sum`, `\in`) is kept as an
+`unknown` node, which a statement may not hold.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from docpact._model import formula as f
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from docpact._model.formula import Expr
+
+__all__ = ["LatexError", "Math", "read_latex"]
+
+
+class LatexError(ValueError):
+    """Math that docpact cannot read: unbalanced braces or a misplaced token."""
+
+
+@dataclass
+class Math:
+    r"""What one math expression says, read.
+
+    Attributes:
+        sides: Each side of its relations (`a = b \le c` has three), with the offset in
+            the source where it starts.
+        divisions: Every division in it: numerator, denominator, and the offset in the
+            source where the denominator starts.
+    """
+
+    sides: list[tuple[Expr, int]] = field(default_factory=list)
+    divisions: list[tuple[Expr, Expr, int]] = field(default_factory=list)
+
+
+_FRACTIONS = frozenset({r"\frac", r"\dfrac", r"\tfrac", r"\cfrac"})
+_NAMES = frozenset(
+    {r"\mathrm", r"\text", r"\textrm", r"\textit", r"\textsf", r"\texttt", r"\mathit"}
+    | {r"\mathsf", r"\mathtt", r"\mathbf", r"\textbf", r"\mathnormal", r"\mbox"}
+)
+_ACCENTS = frozenset(
+    {r"\hat", r"\bar", r"\tilde", r"\vec", r"\overline", r"\widehat", r"\widetilde", r"\dot"}
+)
+_FUNCTIONS = frozenset({r"\max", r"\min", r"\log", r"\ln", r"\exp", r"\sqrt"})
+_TIMES = frozenset({r"\cdot", r"\times", "*", r"\ast"})
+_OVER = frozenset({"/", r"\div"})
+_RELATIONS = frozenset(
+    {"=", "<", ">", ",", ";", r"\le", r"\leq", r"\ge", r"\geq", r"\ne", r"\neq", r"\approx"}
+    | {r"\equiv", r"\sim", r"\propto", r"\to", r"\coloneqq", r"\eqqcolon", r"\mapsto", r"\quad"}
+    | {r"\qquad", r"\implies", r"\iff", r"\Rightarrow", r"\rightarrow", r"\leftarrow"}
+)
+_SPACES = frozenset({"\\ ", r"\,", r"\;", r"\:", r"\!", "~", r"\>", r"\displaystyle"})
+_SIZES = frozenset(
+    {r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\bigl", r"\bigr", r"\Bigl"}
+    | {r"\Bigr", r"\biggl", r"\biggr", r"\Biggl", r"\Biggr", r"\middle"}
+)
+_OPENS = {"(": ")", "[": "]", r"\{": r"\}", r"\lbrace": r"\rbrace", r"\langle": r"\rangle"}
+_CLOSES = frozenset({*_OPENS.values(), "}"})
+_NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
+_LETTER = re.compile(r"[A-Za-z]")
+_SYMBOL = re.compile(r"&#x([0-9A-Fa-f]+);")
+
+
+def read_latex(source: str) -> Math:
+    """Read a math expression into its relation sides and divisions.
+
+    Args:
+        source: The LaTeX, without its `$` delimiters.
+
+    Returns:
+        What it says.
+
+    Raises:
+        LatexError: When its braces or delimiters do not balance, or a token stands where
+            no expression can.
+    """
+    from latex2mathml.tokenizer import tokenize  # only for a page with math
+
+    tokens = [_plain(token) for token in tokenize(source)]
+    return _Parser(tokens, _offsets(source, tokens)).relation()
+
+
+def _plain(token: str) -> str:
+    r"""A symbol latex2mathml converted (`\mathrm{r}` gives `&#x00072;`) as its letter."""
+    match = _SYMBOL.fullmatch(token)
+    if match is None:
+        return token
+    return unicodedata.normalize("NFKC", chr(int(match[1], 16)))
+
+
+def _offsets(source: str, tokens: Iterable[str]) -> list[int]:
+    """Where each token starts in the source, found in order; a converted one at the last."""
+    offsets, at = [], 0
+    for token in tokens:
+        found = source.find(token, at)
+        if found != -1:
+            at = found
+        offsets.append(at)
+        at += len(token) if found != -1 else 0
+    return offsets
+
+
+class _Parser:
+    """A recursive-descent reader of one math expression's tokens."""
+
+    def __init__(self, tokens: list[str], offsets: list[int]) -> None:
+        self.tokens = [t for t in tokens if t not in _SPACES]
+        self.offsets = [o for t, o in zip(tokens, offsets, strict=True) if t not in _SPACES]
+        self.at = 0
+        self.math = Math()
+
+    def peek(self) -> str:
+        return self.tokens[self.at] if self.at < len(self.tokens) else ""
+
+    def offset(self) -> int:
+        return self.offsets[min(self.at, len(self.offsets) - 1)] if self.offsets else 0
+
+    def take(self, expected: str | None = None) -> str:
+        token = self.peek()
+        if expected is not None and token != expected:
+            got = f"`{token}`" if token else "the end"
+            msg = f"expected `{expected}`, got {got}"
+            raise LatexError(msg)
+        if not token:
+            msg = "the math ends where an expression should follow"
+            raise LatexError(msg)
+        self.at += 1
+        return token
+
+    def relation(self) -> Math:
+        while True:
+            while self.peek() in _RELATIONS:
+                self.take()
+            if not self.peek():
+                return self.math
+            start = self.offset()
+            self.math.sides.append((self.sum(), start))
+            if self.peek() and self.peek() not in _RELATIONS:
+                msg = f"unexpected `{self.peek()}`"
+                raise LatexError(msg)
+
+    def sum(self) -> Expr:
+        terms = [self.product()]
+        while self.peek() in {"+", "-"}:
+            sign = self.take()
+            term = self.product()
+            terms[-1:] = [f.subtract(terms[-1], term)] if sign == "-" else [terms[-1], term]
+        return f.add(*terms)
+
+    def product(self) -> Expr:
+        value = self.unary()
+        while True:
+            token = self.peek()
+            if token in _TIMES:
+                self.take()
+                value = f.multiply(value, self.unary())
+            elif token in _OVER:
+                self.take()
+                start = self.offset()
+                denominator = self.unary()
+                self.math.divisions.append((value, denominator, start))
+                value = f.divide(value, denominator)
+            elif self._starts_atom(token):  # juxtaposition: `2 n`, `T_r \mathrm{rows}`
+                value = f.multiply(value, self.unary())
+            else:
+                return value
+
+    def unary(self) -> Expr:
+        if self.peek() == "-":
+            self.take()
+            return f.negate(self.unary())
+        if self.peek() == "+":
+            self.take()
+        return self.postfix()
+
+    def postfix(self) -> Expr:
+        value, name = self.atom()
+        while True:
+            token = self.peek()
+            if token == "_":
+                self.take()
+                subscript = self.raw_group()
+                value = f.leaf(f"{name}_{{{subscript}}}") if name else value
+                name = ""
+            elif token == "^":
+                self.take()
+                value, name = f.power(value, self.group_or_atom()), ""
+            elif token == "(" and name:  # `name(r)`: an application, read as the name
+                args = self.arguments("(")
+                value = f.leaf(name) if len(args) == 1 else f.call(name, tuple(args))
+                name = ""
+            else:
+                return value
+
+    def _starts_atom(self, token: str) -> bool:
+        if token in _SIZES:  # `\right)` closes; `\left(` opens
+            ahead = self.at
+            while ahead < len(self.tokens) and self.tokens[ahead] in _SIZES:
+                ahead += 1
+            token = self.tokens[ahead] if ahead < len(self.tokens) else ""
+        if not token or token in _RELATIONS or token in _CLOSES or token in {"+", "-", "_", "^"}:
+            return False
+        return token not in _TIMES and token not in _OVER and token != "&"
+
+    def atom(self) -> tuple[Expr, str]:
+        """An atom, and its name where it is a plain name that may take `(r)` or `_i`."""
+        token = self.peek()
+        if _NUMBER.fullmatch(token):
+            self.take()
+            return f.number(float(token)), ""
+        if _LETTER.fullmatch(token) or token == r"\_":
+            name = self.letters()
+            return f.leaf(name), name
+        if token in _NAMES:
+            self.take()
+            name = self.name_group()
+            return f.leaf(name), name
+        if token.startswith(r"\operatorname"):
+            self.take()
+            name = token.partition("{")[2].rstrip("}").strip()
+            if self.peek() == "(":
+                return self.function(name), ""
+            return f.leaf(name), name
+        if token in _FRACTIONS:
+            self.take()
+            numerator = self.group_or_atom()
+            start = self.offset()
+            denominator = self.group_or_atom()
+            self.math.divisions.append((numerator, denominator, start))
+            return f.divide(numerator, denominator), ""
+        if token in _FUNCTIONS:
+            self.take()
+            return self.function(token[1:]), ""
+        if token in _ACCENTS:
+            self.take()
+            inner = self.raw_group()
+            name = f"{token[1:]}({inner})"
+            return f.leaf(name), name
+        if token in _SIZES:
+            self.take()
+            return self.atom()
+        if token == "{":
+            return self.braced(), ""
+        if token in _OPENS:
+            close = _OPENS[self.take()]
+            value = self.sum()
+            self.skip_sizes()
+            self.take(close)
+            return value, ""
+        if token.startswith("\\") and token not in _CLOSES:
+            self.take()
+            return f.unknown(token), ""
+        got = f"`{token}`" if token else "the end"
+        msg = f"expected an expression, got {got}"
+        raise LatexError(msg)
+
+    def letters(self) -> str:
+        """A run of letters, digits and escaped underscores: one name."""
+        parts = []
+        while (token := self.peek()) and (
+            _LETTER.fullmatch(token) or token == r"\_" or (parts and token.isdigit())
+        ):
+            self.take()
+            parts.append("_" if token == r"\_" else token)
+        return "".join(parts)
+
+    def name_group(self) -> str:
+        r"""The name in `\mathrm{...}` or `\text{...}` (whose content is one token)."""
+        if self.peek() != "{":
+            token = self.take()
+            return token.replace(r"\_", "_").strip()
+        return self.raw_group().replace(r"\_", "_").replace(" ", "")
+
+    def raw_group(self) -> str:
+        """A braced group or a single token, as text: a subscript, an accent's argument."""
+        if self.peek() != "{":
+            return self.take()
+        self.take("{")
+        parts, depth = [], 1
+        while True:
+            token = self.take("}") if self.peek() == "" else self.take()
+            depth += {"{": 1, "}": -1}.get(token, 0)
+            if depth == 0:
+                return "".join(parts)
+            parts.append(token)
+
+    def braced(self) -> Expr:
+        self.take("{")
+        value = self.sum()
+        self.take("}")
+        return value
+
+    def group_or_atom(self) -> Expr:
+        return self.braced() if self.peek() == "{" else self.postfix()
+
+    def skip_sizes(self) -> None:
+        while self.peek() in _SIZES:
+            self.take()
+
+    def function(self, name: str) -> Expr:
+        r"""`\max(1, x)` and the like: the guard where it is `max` of a number and another."""
+        self.skip_sizes()
+        if self.peek() not in _OPENS:
+            value = self.group_or_atom()
+            return f.call(name, (value,))
+        args = self.arguments(self.peek())
+        if name == "max" and len(args) == 2:
+            numbers = [arg for arg in args if arg.op == "number"]
+            if len(numbers) == 1:
+                other = args[1] if args[0] is numbers[0] else args[0]
+                return f.guard(float(numbers[0].value), other)
+        return f.call(name, tuple(args))
+
+    def arguments(self, opener: str) -> list[Expr]:
+        close = _OPENS[self.take(opener)]
+        args = [self.sum()]
+        while self.peek() == ",":
+            self.take()
+            args.append(self.sum())
+        self.skip_sizes()
+        self.take(close)
+        return args
