@@ -44,12 +44,21 @@ class Assignment:
         position: Where the name is bound: the end of the assignment, as (line, column).
         kills: Whether it replaces the name's value rather than adding to it.
         context: The blocks and loops around it.
+        how: How the name gets its value: `assign` (an assignment, walrus or `with`),
+            `augment` (`x /= d`: `source` is the statement), `loop` (a `for` or
+            comprehension target: `source` is the iterable), `item` (`x[k] = v` or
+            `x.a = v`: the object changes, `source` is `v`) or `call` (`x.append(v)`,
+            `x.div_(n)`: the object changes, `source` is the call).
+        element: Where the name sits in an unpacked target whose value is not a tuple of
+            as many values (`a, (b, c) = value` gives `b` the element `(1, 0)`).
     """
 
     source: ast.AST
     position: _Position
     kills: bool
     context: _Context
+    how: str = "assign"
+    element: tuple[int, ...] = ()
 
 
 class Scope:
@@ -80,6 +89,7 @@ class Scope:
         Returns:
             Every name and attribute name met on the way, and every assignment passed.
         """
+        # `reaching` gives the assignments of one use; this follows them transitively.
         names: set[str] = set()
         passed: dict[int, Assignment] = {}
         pending = list(roots)
@@ -94,6 +104,17 @@ class Scope:
                             passed[id(binding)] = binding
                             pending.append(binding.source)
         return names, list(passed.values())
+
+    def reaching(self, use: ast.Name) -> list[Assignment]:
+        """The assignments whose value may reach a use of a name, in source order.
+
+        Args:
+            use: A name of this scope, as read (or as the target of `x /= d`).
+
+        Returns:
+            The assignments; none for a parameter or a name of another scope.
+        """
+        return self._reaching(use)
 
     def _reaching(self, use: ast.Name) -> list[Assignment]:
         context = self._contexts.get(id(use))
@@ -125,8 +146,8 @@ class Scope:
             context = _Context(context.blocks, context.block, (*context.loops, node))
         if isinstance(node, ast.Name):
             self._contexts[id(node)] = context
-        for target, value, kills, position in _bindings(node):
-            self._bind(target, value, kills=kills, position=position, context=context)
+        for target, value, kills, position, how in _bindings(node):
+            self._bind(target, value, kills=kills, position=position, context=(context, how))
         for _, value in ast.iter_fields(node):
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 self._visit_block(value, context.blocks, context.loops)
@@ -143,17 +164,27 @@ class Scope:
         *,
         kills: bool,
         position: _Position,
-        context: _Context,
+        context: tuple[_Context, str],
+        element: tuple[int, ...] = (),
     ) -> None:
+        where, how = context
         if isinstance(target, ast.Name):
-            binding = Assignment(value, position, kills, context)
+            binding = Assignment(value, position, kills, where, how, element)
             self._bindings.setdefault(target.id, []).append(binding)
         elif isinstance(target, ast.Attribute | ast.Subscript):
             # `self.x = v`, `x.attr.method()` or `x[mask] = v` changes the object the name
             # holds, so it now depends on v too, and on its old value.
-            self._bind(target.value, value, kills=False, position=position, context=context)
+            changed = (where, "item" if how == "assign" else how)
+            self._bind(target.value, value, kills=False, position=position, context=changed)
         elif isinstance(target, ast.Starred):
-            self._bind(target.value, value, kills=kills, position=position, context=context)
+            self._bind(
+                target.value,
+                value,
+                kills=kills,
+                position=position,
+                context=context,
+                element=element,
+            )
         elif isinstance(target, ast.Tuple | ast.List):
             pairwise = (
                 isinstance(value, ast.Tuple | ast.List)
@@ -161,8 +192,15 @@ class Scope:
                 and not any(isinstance(elt, ast.Starred) for elt in (*target.elts, *value.elts))
             )
             for i, elt in enumerate(target.elts):
-                element = value.elts[i] if pairwise else value  # type: ignore[attr-defined]
-                self._bind(elt, element, kills=kills, position=position, context=context)
+                part = value.elts[i] if pairwise else value  # type: ignore[attr-defined]
+                self._bind(
+                    elt,
+                    part,
+                    kills=kills,
+                    position=position,
+                    context=context,
+                    element=element if pairwise else (*element, i),
+                )
 
 
 # Attributes and methods that do not give their object's values, element by element: its
@@ -205,25 +243,25 @@ def _cuts(node: ast.AST) -> bool:
     return False
 
 
-def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST, bool, _Position]]:
-    """The (target, value, kills, position) of each assignment that a node makes."""
+def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST, bool, _Position, str]]:
+    """The (target, value, kills, position, how) of each assignment that a node makes."""
     if isinstance(node, ast.Assign):
-        return [(target, node.value, True, _end(node)) for target in node.targets]
+        return [(target, node.value, True, _end(node), "assign") for target in node.targets]
     if isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value:
-        return [(node.target, node.value, True, _end(node))]
+        return [(node.target, node.value, True, _end(node), "assign")]
     if isinstance(node, ast.AugAssign):
-        return [(node.target, node, False, _end(node))]
+        return [(node.target, node, False, _end(node), "augment")]
     if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-        return [(node.target, node.iter, False, _end(node.iter))]
+        return [(node.target, node.iter, False, _end(node.iter), "loop")]
     if isinstance(node, ast.withitem) and node.optional_vars:
-        return [(node.optional_vars, node.context_expr, True, _end(node.context_expr))]
+        return [(node.optional_vars, node.context_expr, True, _end(node.context_expr), "assign")]
     if isinstance(node, ast.Call):
         # `x.div_(n)`, `out.append(x / n)`, `torch.div(x, n, out=buf)` change an object in
         # place: it now depends on the call too, and on its old value.
         targets = [k.value for k in node.keywords if k.arg == "out"]
         if isinstance(node.func, ast.Attribute) and not is_module_path(node.func.value):
             targets.append(node.func.value)
-        return [(target, node, False, _end(node)) for target in targets]
+        return [(target, node, False, _end(node), "call") for target in targets]
     return []
 
 

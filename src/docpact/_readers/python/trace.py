@@ -23,7 +23,7 @@ local assignments, from the result of another (`y = x / a` then `y / b`, or `x /
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from docpact._readers.python.flow import Scope, is_module_path
@@ -48,12 +48,18 @@ class Division:
             this division's dividend is computed from.
         live: Whether the division's result reaches a value the function returns (every
             division of a function that returns no value is live: it works in place).
+        dividend: The value divided; for a chain, that of its first division.
+        divisors: The divisor expressions, `a / b / c` giving `b` and `c`.
+        members: For a chain (`chains`), the indexes of its divisions, first to last.
     """
 
     line: int
     names: frozenset[str]
     fed_by: tuple[int, ...] = ()
     live: bool = True
+    dividend: ast.AST | None = field(default=None, compare=False, repr=False)
+    divisors: tuple[ast.AST, ...] = field(default=(), compare=False, repr=False)
+    members: tuple[int, ...] = ()
 
 
 def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division]:
@@ -87,7 +93,9 @@ def divisions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Division
         }
         fed_by = tuple(j for j, other in enumerate(found) if j != i and id(other[0]) in reached)
         alive = live is None or id(node) in live
-        result.append(Division(node.lineno, frozenset(names), fed_by, alive))  # type: ignore[attr-defined]
+        line = node.lineno  # type: ignore[attr-defined]
+        parts = tuple(reversed(divisors))  # in the order they divide: `a / b / c` is b, c
+        result.append(Division(line, frozenset(names), fed_by, alive, dividend, parts, (i,)))
     return result
 
 
@@ -125,19 +133,23 @@ def chains(found: list[Division]) -> list[Division]:
         chain of its own.
     """
     return [
-        Division(division.line, names, live=division.live)
+        Division(division.line, names, live=division.live, members=members)
         for i, division in enumerate(found)
-        for names in _chain_names(found, i, frozenset())
+        for names, members in _chain_names(found, i, frozenset())
     ]
 
 
-def _chain_names(found: list[Division], i: int, visiting: frozenset[int]) -> list[frozenset[str]]:
+def _chain_names(
+    found: list[Division], i: int, visiting: frozenset[int]
+) -> list[tuple[frozenset[str], tuple[int, ...]]]:
+    """Each chain ending at division `i`: the names of its divisors, and its divisions."""
     own = found[i].names
-    paths = [own]
+    paths = {own: (i,)}
     for j in found[i].fed_by:
         if j not in visiting:  # a loop can feed a division its own result
-            paths += [own | names for names in _chain_names(found, j, visiting | {i})]
-    return list(dict.fromkeys(paths))
+            for names, members in _chain_names(found, j, visiting | {i}):
+                paths.setdefault(own | names, (*members, i))
+    return list(paths.items())
 
 
 _DIVIDE = ast.Div | ast.FloorDiv
