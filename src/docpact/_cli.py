@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._check import check_project
-from docpact._coverage import check_coverage
+from docpact._coverage import COVERAGE_CODES, check_coverage
 from docpact._formats import FORMATS, render
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
@@ -85,12 +85,13 @@ def get_parser(*, registered: bool = False) -> argparse.ArgumentParser:
         help="list the public objects that no executed example exercises",
         description=(
             "List the public objects (__all__) of packages that no executed example "
-            "exercises: a doctest in their docstring, or a docs example that runs and uses "
-            "them; then the share covered."
+            "exercises: a doctest in their docstring, or an example that a runner of "
+            "[tool.docpact] examples runs and that uses them; then the share covered."
         ),
         epilog=(
-            "exit status: 0 covered (at least --fail-under), 1 below --fail-under or a "
-            "python fence in a docstring, 2 usage or configuration error"
+            "exit status: 0 covered (at least --fail-under), 1 below --fail-under, a "
+            "DP011 python fence that no declared runner runs, or a DP001 package that "
+            "cannot be loaded, 2 usage or configuration error"
         ),
     )
     coverage.add_argument(
@@ -105,6 +106,19 @@ def get_parser(*, registered: bool = False) -> argparse.ArgumentParser:
         type=_percent,
         metavar="PCT",
         help="exit 1 when fewer than PCT percent of the public objects are covered",
+    )
+    coverage.add_argument(
+        "--select",
+        type=_coverage_codes,
+        metavar="CODES",
+        help="report only these of DP010 and DP011, comma-separated; default: both",
+    )
+    coverage.add_argument(
+        "--ignore",
+        type=_coverage_codes,
+        default=frozenset(),
+        metavar="CODES",
+        help="do not report these of DP010 and DP011; applied after --select",
     )
     impact = commands.add_parser(
         "impact",
@@ -277,7 +291,11 @@ def _impact(options: argparse.Namespace, config: Config) -> int:
 
 
 def _coverage(options: argparse.Namespace, config: Config) -> int:
-    """Run `docpact coverage`: one line per gap, then the share covered."""
+    """Run `docpact coverage`: one line per gap, then the share covered.
+
+    The share decides the exit status through `--fail-under` alone; a DP011 reported, or a
+    DP001 (which `--select` and `--ignore` never hide), fails it whatever the share.
+    """
     packages = options.packages or list(config.coverage)
     if not packages:
         msg = (
@@ -286,7 +304,8 @@ def _coverage(options: argparse.Namespace, config: Config) -> int:
         )
         raise DocpactError(msg)
     result = check_coverage(config, packages)
-    for finding in result.findings:
+    shown = result.reported(options.select, options.ignore)
+    for finding in shown:
         logger.warning(finding)
     logger.warning(
         "coverage: %d of %d public objects have an executed example (%.1f%%)",
@@ -295,7 +314,19 @@ def _coverage(options: argparse.Namespace, config: Config) -> int:
         result.percent,
     )
     below = options.fail_under is not None and result.percent < options.fail_under
-    return 1 if below or result.fences or result.unloaded else 0
+    return 1 if below or result.fails(shown) else 0
+
+
+def _coverage_codes(value: str) -> frozenset[str]:
+    """Parse `docpact coverage`'s --select or --ignore: codes among DP010 and DP011."""
+    given = _codes(value)
+    if other := sorted(given - COVERAGE_CODES):
+        msg = (
+            f"coverage reports {', '.join(sorted(COVERAGE_CODES))} (a DP001 always), "
+            f"not {', '.join(other)}"
+        )
+        raise argparse.ArgumentTypeError(msg)
+    return given
 
 
 @contextmanager

@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: MIT
 """Example coverage: which public objects of a package no executed example exercises.
 
-A package's public objects are the names of its `__all__`. An object is exercised by a
-doctest (`>>>`) in its own docstring, or by a Python example on a docs page whose code
-refers to it: a name or an attribute in the parsed code, not a mention in a comment or a
-string, and not an import that nothing uses. An example counts only if some session runs it:
-one under an unconditional `<!-- skip -->` directive does not, one whose skip has a
-condition (`if(not importable("verl"), ...)`) does, since the session with the module runs
-it. A Python fence inside a docstring is not run by Sybil's doctest parser; it is reported,
-never silently ignored.
+A package's public objects are the names of its `__all__`. An object is exercised by an
+example that a runner the project declares (`[tool.docpact] examples`) runs: a doctest
+(`>>>`) in its own docstring, or a Python example whose code refers to it (a name or an
+attribute in the parsed code, not a mention in a comment or a string, and not an import that
+nothing uses), on a docs page or, for pytest-examples and markdown-exec, in a docstring. Each
+runner's examples are found by its own rules: `docpact.sybil` parses the pages as it runs
+them, so an example under an unconditional `<!-- skip -->` does not count and one whose skip
+has a condition does; pytest-examples' and markdown-exec's rules are in
+`docpact._readers.examples`. A Python fence in a docstring that no declared runner runs is
+reported, never silently ignored.
 
-Everything is read statically: griffe for the package, `docpact.sybil` for the pages (the
-parsers that run them), `ast` for the example code.
+Everything is read statically: griffe for the package, `ast` for the example code.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from typing import TYPE_CHECKING
 
 from griffe import GriffeLoader
 
-from docpact._kinds.coverage import FENCES, UNCOVERED
+from docpact._kinds.coverage import COVERAGE_CODES, FENCES, UNCOVERED
 from docpact._kinds.objects import OBJECT
 from docpact._model.errors import DocpactError
 from docpact._model.findings import Finding, relative
+from docpact._readers.examples import markdown_exec_runs, markdown_exec_session, pytest_examples
 from docpact._readers.files import read_error, read_text
-from docpact._readers.markdown.prose import FENCE
+from docpact._readers.markdown.fences import PYTHON, Fence, fenced_blocks, python_code
 from docpact._readers.python.quiet import griffe_quiet
 from docpact._readers.python.sources import (
     PARSE_ERRORS,
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
 
     from docpact._model.config import Config
 
-__all__ = ["Coverage", "check_coverage"]
+__all__ = ["COVERAGE_CODES", "Coverage", "check_coverage"]
 
 # What opens a docstring's first line: its indent, a string prefix and the quotes.
 _OPENING_QUOTES = re.compile(r"""^\s*[rRuU]?(?:\"\"\"|\'\'\'|\"|\')""")
@@ -67,15 +69,35 @@ class Coverage:
     covered: int
     total: int
 
-    @property
-    def fences(self) -> bool:
-        """Whether a docstring holds a python fence, which fails the command whatever the share."""
-        return any(finding.code == FENCES.code for finding in self.findings)
+    def reported(self, select: frozenset[str] | None, ignore: frozenset[str]) -> list[Finding]:
+        """The findings that `--select` and `--ignore` keep; a DP001 is always kept.
 
-    @property
-    def unloaded(self) -> bool:
-        """Whether a package's source cannot be read or parsed (DP001), which fails the command."""
-        return any(finding.code == OBJECT.code for finding in self.findings)
+        Args:
+            select: The codes among `COVERAGE_CODES` to report; `None` for all of them.
+            ignore: The codes not to report, applied after `select`.
+
+        Returns:
+            The findings kept, in order.
+        """
+        return [
+            finding
+            for finding in self.findings
+            if finding.code not in COVERAGE_CODES
+            or ((select is None or finding.code in select) and finding.code not in ignore)
+        ]
+
+    @staticmethod
+    def fails(findings: list[Finding]) -> bool:
+        """Whether reported findings fail the command whatever the share: a DP011 or a DP001.
+
+        Args:
+            findings: The findings reported.
+
+        Returns:
+            True where a python fence no runner runs, or a package that cannot be
+            loaded, is among them.
+        """
+        return any(finding.code in {FENCES.code, OBJECT.code} for finding in findings)
 
     @property
     def percent(self) -> float:
@@ -87,38 +109,60 @@ def check_coverage(config: Config, packages: list[str]) -> Coverage:
     """Find the public objects of some packages that no executed example exercises.
 
     Args:
-        config: The project's configuration: its root, search paths and docs.
+        config: The project's configuration: its root, search paths, docs and the runners
+            of its examples.
         packages: The packages (or subpackages, `docpact.sybil`) whose `__all__` to cover.
 
     Returns:
         The findings and the counts.
 
     Raises:
-        DocpactError: When a package cannot be found or has no `__all__`.
+        DocpactError: When a package cannot be found or has no `__all__`, or a docs page
+            cannot be read or parsed.
     """
     loader = GriffeLoader(search_paths=search_paths(config), allow_inspection=False)
-    used = _page_references(config)
     findings: list[Finding] = []
-    covered = total = 0
+    modules: dict[str, Module] = {}
     for dotted in packages:
         module = _load(loader, dotted, config)
         if isinstance(module, Finding):
             findings.append(module)
-            continue
+        else:
+            modules[dotted] = module
+    runners = config.examples
+    used = _page_references(config) if "sybil" in runners else set()
+    used |= _runner_references(config, list(modules.values()))
+    covered = total = 0
+    for dotted, module in modules.items():
         for name in [str(name) for name in module.exports or []]:
             total += 1
             obj = lookup(module, [name])  # None for a name that griffe cannot follow
             paths = {f"{dotted}.{name}"} if obj is None else {f"{dotted}.{name}", obj.path}
-            if (obj is not None and _has_doctest(obj)) or paths & used:
+            doctested = "doctest" in runners and obj is not None and _has_doctest(obj)
+            if doctested or paths & used:
                 covered += 1
                 continue
             where = obj if obj is not None else module
             path = relative(filepath(where), config.root)
-            message = f"{dotted}.{name} has no executed example: no doctest in its docstring, "
-            message += "and no docs example that runs refers to it"
+            message = f"{dotted}.{name} has no executed example: {_gap(runners)}"
             findings.append(UNCOVERED.finding(path, where.lineno or 1, message))
         findings += _docstring_fences(module, config)
     return Coverage(sorted(set(findings)), covered, total)
+
+
+# What each runner would have run, said of an object that has no example: in this order.
+_NO_EXAMPLE = {
+    "doctest": "no doctest in its docstring",
+    "sybil": "no docs example that runs refers to it",
+    "pytest-examples": "no example that pytest-examples collects refers to it",
+    "markdown-exec": 'no fence that markdown-exec runs (exec="on") refers to it',
+}
+
+
+def _gap(runners: tuple[str, ...]) -> str:
+    """Why an object has no example: what none of the declared runners runs."""
+    parts = [said for runner, said in _NO_EXAMPLE.items() if runner in runners]
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])}, and {parts[-1]}"
 
 
 def _load(loader: GriffeLoader, dotted: str, config: Config) -> Module | Finding:
@@ -161,25 +205,70 @@ def _has_doctest(obj: object) -> bool:
     return any(not m.is_alias and m.is_function and _has_doctest(m) for m in members)
 
 
-def _docstring_fences(module: object, config: Config) -> list[Finding]:
-    """A DP011 finding for each ```python fence in a docstring of the package's modules."""
+def _docstring_fences(module: Module, config: Config) -> list[Finding]:
+    """A DP011 finding for each Python fence in a docstring of the module that nothing runs."""
+    runners = config.examples
+    collected: dict[Path, set[int]] = {}  # the fences' lines pytest-examples collects, by file
     findings = []
     for obj in _walk(module):
         docstring = obj.docstring  # type: ignore[attr-defined]
         if docstring is None:
             continue
-        for offset, text in enumerate(docstring.value.splitlines()):
-            match = FENCE.match(text)
-            if not match or match["info"].strip().split(" ")[0] not in {"python", "py", "pycon"}:
+        for fence in fenced_blocks(docstring.value):
+            if fence.language not in PYTHON:
                 continue
-            message = (
-                f"a python fence in the docstring of {obj.path} is not run as code (the "  # type: ignore[attr-defined]
-                "doctest parser runs its `>>>` lines only): write it as a doctest, or "
-                "fence it as text"
+            line = _line_in_file(obj, docstring, fence.line - 1)
+            file = filepath(obj)
+            if "pytest-examples" in runners and file not in collected:
+                found = pytest_examples(read_text(file), python_file=file.suffix == ".py")
+                collected[file] = {example.line for example in found}
+            reasons = _not_run(fence, obj, runners, line in collected.get(file, ()))
+            if not reasons:
+                continue
+            hint = (
+                "write it as a doctest, or fence it as text"
+                if "doctest" in runners
+                else "fence it as text, or declare the runner that runs it in "
+                "[tool.docpact] examples"
             )
-            line = _line_in_file(obj, docstring, offset)
-            findings.append(FENCES.finding(relative(filepath(obj), config.root), line, message))
+            message = (
+                f"a python fence in the docstring of {obj.path} is not run as code: "  # type: ignore[attr-defined]
+                f"{'; '.join(reasons)}: {hint}"
+            )
+            findings.append(FENCES.finding(relative(file, config.root), line, message))
     return findings
+
+
+def _not_run(fence: Fence, obj: object, runners: tuple[str, ...], collected: bool) -> list[str]:
+    """Why each declared runner does not run a docstring's fence; none where one runs it.
+
+    ``collected`` says whether pytest-examples collects the fence from its file.
+    """
+    doctested = obj.kind.value in {"module", "class", "function"}  # type: ignore[attr-defined]
+    reasons = {
+        "sybil": "docpact.sybil runs the docs pages only",
+        "doctest": (
+            "doctest runs a fence whose code opens with `>>>` only"
+            if doctested
+            else "doctest runs no attribute's docstring"
+        ),
+        "pytest-examples": (
+            'pytest-examples collects ``` fences in """ docstrings only, closed at the '
+            "opening's indent"
+        ),
+        "markdown-exec": 'markdown-exec runs a fence marked exec="on" only',
+    }
+    runs = {
+        "sybil": False,
+        "doctest": doctested
+        and (fence.language == "pycon" or fence.source.lstrip().startswith(">>>"))
+        and bool(python_code(fence.source, fence.language)),
+        "pytest-examples": collected,
+        "markdown-exec": markdown_exec_runs(fence),
+    }
+    if any(runs[runner] for runner in runners):
+        return []
+    return [reasons[runner] for runner in runners]
 
 
 def _line_in_file(obj: object, docstring: Docstring, offset: int) -> int:
@@ -210,6 +299,62 @@ def _walk(obj: object) -> list[object]:
     return found
 
 
+def _pages(config: Config) -> list[Path]:
+    """The docs pages, `docs/**/*.md`, each a file that can be read.
+
+    Raises:
+        DocpactError: When a page is no regular file: a FIFO would block for ever.
+    """
+    docs = config.root / "docs"
+    pages = sorted(docs.rglob("*.md")) if docs.is_dir() else []
+    for page in pages:
+        if reason := read_error(page):
+            where = relative(page, config.root)
+            msg = f"{where}:1: error: {where} {reason}"
+            raise DocpactError(msg)
+    return pages
+
+
+def _runner_references(config: Config, modules: list[Module]) -> set[str]:
+    """The dotted names that the examples pytest-examples and markdown-exec run use.
+
+    pytest-examples reads the docs pages and the covered packages' files, as a test calling
+    `find_examples("docs", "src/pkg")` does, and runs each example alone; markdown-exec runs
+    the pages' and the docstrings' fences marked `exec`, those of one `session` sharing
+    their names.
+    """
+    runners = config.examples
+    if "pytest-examples" not in runners and "markdown-exec" not in runners:
+        return set()
+    pages = _pages(config)
+    used: set[str] = set()
+    if "pytest-examples" in runners:
+        files = [(page, False) for page in pages]
+        for module in modules:
+            path = filepath(module)
+            tree = sorted(path.parent.rglob("*.py")) if path.name == "__init__.py" else [path]
+            files += [(file, True) for file in tree if not read_error(file)]
+        for file, python_file in files:
+            for fence in pytest_examples(read_text(file), python_file=python_file):
+                used |= _references(python_code(fence.source, fence.language), {})
+    if "markdown-exec" in runners:
+        texts = [read_text(page) for page in pages]
+        for module in modules:
+            texts += [
+                obj.docstring.value  # type: ignore[attr-defined]
+                for obj in _walk(module)
+                if obj.docstring is not None  # type: ignore[attr-defined]
+            ]
+        sessions: dict[str, dict[str, str]] = {}
+        for text in texts:
+            for fence in fenced_blocks(text):
+                if markdown_exec_runs(fence):
+                    session = markdown_exec_session(fence)
+                    bound = sessions.setdefault(session, {}) if session else {}
+                    used |= _references(python_code(fence.source, fence.language), bound)
+    return used
+
+
 def _page_references(config: Config) -> set[str]:
     """The dotted names that the docs pages' examples use, where some session runs them.
 
@@ -227,16 +372,12 @@ def _page_references(config: Config) -> set[str]:
     except ImportError:
         msg = "docpact coverage reads the docs pages with Sybil: pip install 'docpact[sybil]'"
         raise DocpactError(msg) from None
-    docs = config.root / "docs"
-    if not docs.is_dir():
+    pages = _pages(config)  # before Sybil reads them
+    if not pages:
         return set()
     sybil = docs_sybil(root=config.root)
     used: set[str] = set()
-    for page in sorted(docs.rglob("*.md")):
-        if reason := read_error(page):  # before Sybil reads it: a FIFO would block for ever
-            where = relative(page, config.root)
-            msg = f"{where}:1: error: {where} {reason}"
-            raise DocpactError(msg)
+    for page in pages:
         bound: dict[str, str] = {}
         # False under an unconditional skip: a `skip: next` waiting, a `skip: start` in force.
         next_runs = block_runs = True

@@ -337,6 +337,8 @@ def test_the_parser_defaults_to_every_code_as_text_from_the_nearest_pyproject() 
         "packages": [],
         "pyproject": None,
         "fail_under": None,
+        "select": None,
+        "ignore": frozenset(),
     }
 
 

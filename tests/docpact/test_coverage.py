@@ -375,16 +375,22 @@ def fences(project: Path) -> list[Finding]:
     return [f for f in result.findings if f.code == "DP011"]
 
 
-@pytest.mark.parametrize("info", ["py", "pycon", 'python title="example.py"'])
+@pytest.mark.parametrize(
+    "info", ["py", "pycon", 'python title="example.py"', '{.python title="example.py"}']
+)
 def test_a_fence_of_any_python_info_string_is_reported(project: Path, info: str) -> None:
-    """The first word of the info string says the language: py, pycon, python with a title."""
+    """The language is the info string's first word or first class: py, pycon, titled python.
+
+    The message says why each default runner, docpact.sybil and doctest, leaves it unrun.
+    """
     add_to_package(
         project, f'\ndef fenced():\n    """\n    ```{info}\n    x = 1\n    ```\n    """\n'
     )
     [fence] = fences(project)
     assert fence.message == (
-        "a python fence in the docstring of pkg.fenced is not run as code (the doctest "
-        "parser runs its `>>>` lines only): write it as a doctest, or fence it as text"
+        "a python fence in the docstring of pkg.fenced is not run as code: docpact.sybil "
+        "runs the docs pages only; doctest runs a fence whose code opens with `>>>` only: "
+        "write it as a doctest, or fence it as text"
     )
 
 

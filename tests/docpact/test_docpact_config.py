@@ -357,7 +357,7 @@ def test_a_misspelt_key_beside_coverage_is_refused_without_contracts(here: Path,
     )
     assert message == (
         f"{PYPROJECT}:1: error: tool.docpact has unknown keys [{key!r}]; known keys are "
-        "['contract', 'coverage', 'docstring-style', 'paths']"
+        "['contract', 'coverage', 'docstring-style', 'examples', 'paths']"
     )
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sybil import Sybil
-from sybil.parsers.markdown import PythonCodeBlockParser
 
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject
 from docpact.sybil._config_defaults import ConfigDefaultsParser
 from docpact.sybil._console import ConsoleParser, remove_trees
+from docpact.sybil._python import PythonFenceParser
 from docpact.sybil._skip import ConditionsClearNamespaceParser, ReasonedSkipParser, add_conditions
 
 if TYPE_CHECKING:
@@ -32,9 +32,10 @@ def docs_sybil(
     """Build a Sybil that runs every Python example, config-defaults block and console block.
 
     Each page runs in its own namespace, cleared after the page and wherever the page says
-    `<!-- clear-namespace -->`. Python examples are `python` fenced blocks, doctest-style
-    (`>>>`) or plain; `<!-- skip: next "reason" -->` skips the next one, and the reason is
-    required. A condition skips only where it holds:
+    `<!-- clear-namespace -->`. Python examples are `python`, `py` and `pycon` fenced
+    blocks, doctest-style (`>>>`) or plain, with or without attributes (`python
+    title="x.py"`, `{.python}`); `<!-- skip: next "reason" -->` skips the next one, and the
+    reason is required. A condition skips only where it holds:
     `<!-- skip: next if(not importable("verl"), reason="needs verl") -->`; `importable` is in
     every page's namespace, before any `setup` of yours runs. A `console` fence with `$ `
     commands runs them and compares what they print (`docpact.sybil.ConsoleParser`); a
@@ -78,7 +79,7 @@ def docs_sybil(
         parsers=[
             ReasonedSkipParser(),
             ConditionsClearNamespaceParser(),
-            PythonCodeBlockParser(),
+            PythonFenceParser(),
             ConfigDefaultsParser(root),
             ConsoleParser(root),
         ],
