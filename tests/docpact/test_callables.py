@@ -32,6 +32,8 @@ class Table:
         return {value}
 '''
 DEF_LINE, RETURN_LINE = 10, 12
+# The rules that read the object; the others' findings are left out.
+CODES = frozenset({"DP001", "DP002", "DP003", "DP006"})
 
 
 def check(
@@ -42,7 +44,7 @@ def check(
     docstring: str = '"""The share of hits over `lookups`."""',
     contract: str = 'operands = ["lookups"]',
 ) -> list[str]:
-    """Check a contract on `pkg.Table.share`, whose body returns `value`."""
+    """Check a contract on `pkg.Table.share`, whose body returns `value`: `CODES`' findings."""
     decorator, signature, operand = callable_
     hits = "self.hits" if operand.startswith("self.") else "hits"
     body = value.format(operand=operand).replace("hits", hits)
@@ -56,7 +58,8 @@ def check(
     pyproject.write_text(
         f'[[tool.docpact.contract]]\nobject = "pkg.Table.share"\n{contract}\n', "utf-8"
     )
-    return [str(finding) for finding in check_project(load_config(pyproject))]
+    findings = check_project(load_config(pyproject))
+    return [str(finding) for finding in findings if finding.code in CODES]
 
 
 @pytest.mark.parametrize("callable_", CALLABLES.values(), ids=CALLABLES.keys())

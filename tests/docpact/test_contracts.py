@@ -622,7 +622,7 @@ def test_empty_or_nul_paths_are_a_configuration_error(project: Path, paths: str)
         (
             "clamp(rollout_token_count *",
             "clamp(rollout_token_count.numel() *",
-            "through an attribute or method such as `.numel()`",
+            "(still used at line 34 through a method (`rollout_token_count.numel()`))",
         ),
         (
             "    return scaled.to(",

@@ -12,8 +12,9 @@ from griffe import GriffeLoader, load_extensions
 
 from docpact import ContractExtension, check_project, load_config
 
+# The hint of a body that does not use torch: plain Python's divisions only.
 HELPER = (
-    " (docpact follows `/`, `//`, `torch.div` and `.div()` in this body, through its "
+    " (docpact follows `/`, `//` and `operator.truediv` in this body, through its "
     "local assignments; a division inside a helper function is not followed)"
 )
 
@@ -65,7 +66,7 @@ def test_a_multiplication_by_a_reciprocal_is_named_with_its_line(
     assert check(tmp_path, source) == [
         "src/pkg/__init__.py:1: DP006 pkg.f has no division; its divisor must use `a`, `b` "
         "(line 3 multiplies by a reciprocal, which docpact does not follow: write "
-        "`x / divisor` or `torch.div(x, divisor)`)"
+        "`x / divisor`)"
     ]
 
 

@@ -27,6 +27,7 @@ from docpact._model import keys
 from docpact._model.findings import relative
 from docpact._model.rules import Kind, Rule
 from docpact._readers.python.trace import chains, divisions
+from docpact._readers.python.uses import describe, names_torch, uses
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -112,11 +113,15 @@ def _divides(subject: Subject) -> Iterator[tuple[str, int, str]]:
     contract = subject.contract
     operands = ", ".join(f"`{operand}`" for operand in contract.operands)
     message = f"{contract.object} has no division; its divisor must use {operands}"
-    yield *_where(subject), message + _hint(body)
+    torch = names_torch(body, obj(subject).module.imports.values())
+    yield *_where(subject), message + _hint(body, torch=torch)
 
 
-def _hint(node: ast.AST) -> str:
-    """How to write a division docpact follows, where the body divides another way."""
+def _hint(node: ast.AST, *, torch: bool) -> str:
+    """How to write a division docpact follows, where the body divides another way.
+
+    Torch's words (`torch.div`, `.div()`) only where the function works with torch.
+    """
     for sub in ast.walk(node):
         name = getattr(sub, "attr", None) or getattr(sub, "id", None)
         reciprocal = name in _RECIPROCALS or (
@@ -126,13 +131,15 @@ def _hint(node: ast.AST) -> str:
             and ast.unparse(sub.right) in {"-1", "-1.0"}
         )
         if reciprocal:
+            write = "`x / divisor` or `torch.div(x, divisor)`" if torch else "`x / divisor`"
             return (
                 f" (line {sub.lineno} multiplies by a reciprocal, which docpact does not "  # type: ignore[attr-defined]
-                "follow: write `x / divisor` or `torch.div(x, divisor)`)"
+                f"follow: write {write})"
             )
+    follows = "`/`, `//`, `torch.div` and `.div()`" if torch else "`/`, `//` and `operator.truediv`"
     return (
-        " (docpact follows `/`, `//`, `torch.div` and `.div()` in this body, through its "
-        "local assignments; a division inside a helper function is not followed)"
+        f" (docpact follows {follows} in this body, through its local assignments; a "
+        "division inside a helper function is not followed)"
     )
 
 
@@ -162,21 +169,21 @@ def _divides_by_operands(subject: Subject) -> Iterator[tuple[str, int, str]]:
         return
     wanted = {contract.in_code(operand) for operand in contract.operands}
     best = max(live, key=lambda chain: len(chain.names & wanted))
-    used = {
-        name.id
-        for name in ast.walk(body)
-        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)
+    spelled = {
+        sub.id if isinstance(sub, ast.Name) else sub.attr
+        for sub in ast.walk(body)
+        if isinstance(sub, ast.Name | ast.Attribute) and isinstance(sub.ctx, ast.Load)
     }
-    spelled = used | {sub.attr for sub in ast.walk(body) if isinstance(sub, ast.Attribute)}
     for operand in contract.operands:
         name = contract.in_code(operand)
         if name not in best.names and operand not in renamed:
+            still = describe(uses(body, name))
             yield (
                 path,
                 best.line,
                 f"no division in {contract.object} computes its divisor from operand "
                 f"{_spelled(contract, operand)}"
-                + (_ELSEWHERE if name in used else _near_miss(operand, name, spelled)),
+                + (f" ({still})" if still else _near_miss(operand, name, spelled)),
             )
 
 
@@ -197,12 +204,6 @@ def _near_miss(operand: str, name: str, spelled: set[str]) -> str:
         f" (did you mean `{close[0]}`? if the code spells the operand so, map it: "
         f'code-names = {{ {operand} = "{close[0]}" }})'
     )
-
-
-_ELSEWHERE = (
-    " (the body uses it, but not as a value of a returned division's divisor: through an "
-    "attribute or method such as `.numel()` or `.shape`, or elsewhere)"
-)
 
 
 # A multiplication by one of these is a division docpact cannot follow.

@@ -98,11 +98,60 @@ def missing_object(
         reason = " ".join(str(error).split()) or type(error).__name__
         message = f"{dotted} cannot be loaded: {reason}"
     elif package is None:
+        name = dotted.partition(".")[0]
         where = ", ".join(f"{path}/" for path in config.paths)
-        message = f"{dotted} does not exist: no package {dotted.partition('.')[0]} under {where}"
+        message = f"{dotted} does not exist: no package {name} under {where}"
+        message += _did_you_mean(_closest(name, _top_level_names(config)))
     else:
-        message = f"{dotted} does not exist"
+        message = f"{dotted} does not exist" + _did_you_mean(_near_objects(dotted, package))
     return config.pyproject.name, line, message
+
+
+def _near_objects(dotted: str, package: Module) -> list[str]:
+    """The existing paths closest to a missing object's: its first missing name respelled."""
+    parts = dotted.split(".")
+    # The longest path griffe has (the package at least); the name after it is misspelled.
+    depth = next(i for i in range(len(parts) - 1, 0, -1) if lookup(package, parts[1:i]) is not None)
+    parent = lookup(package, parts[1:depth])
+    try:
+        names = list(parent.all_members)
+    except (AttributeError, AliasResolutionError, CyclicAliasError):
+        names = list(getattr(parent, "members", {}))
+    near = []
+    for name in _closest(parts[depth], names):
+        respelled = [*parts[:depth], name, *parts[depth + 1 :]]
+        whole = lookup(package, respelled[1:]) is not None
+        near.append(".".join(respelled if whole else respelled[: depth + 1]))
+    return near
+
+
+def _top_level_names(config: Config) -> list[str]:
+    """The names of the packages and modules in the search paths."""
+    names = set()
+    for folder in search_paths(config):
+        try:
+            children = list(folder.iterdir())
+        except OSError:
+            continue
+        for child in children:
+            name = child.name.removesuffix(".py") if kind(child) == "file" else child.name
+            if name.isidentifier() and (name != child.name or kind(child) == "folder"):
+                names.add(name)
+    return sorted(names)
+
+
+def _closest(name: str, names: list[str]) -> list[str]:
+    import difflib  # only for a finding
+
+    return difflib.get_close_matches(name, sorted(set(names)), n=3, cutoff=0.6)
+
+
+def _did_you_mean(paths: list[str]) -> str:
+    if not paths:
+        return ""
+    named = [f"`{path}`" for path in paths]
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+    return f" (did you mean {listed}?)"
 
 
 def unreadable(file: Path) -> tuple[int, str] | None:
