@@ -237,3 +237,33 @@ def test_a_pages_namespace_is_cleared_after_it_unless_told_otherwise() -> None:
 def test_the_pages_are_the_files_that_match_the_patterns() -> None:
     assert docs_sybil(root=SAMPLE).patterns == ["*.md"]
     assert docs_sybil(root=SAMPLE, patterns=("*.txt", "*.rst")).patterns == ["*.txt", "*.rst"]
+
+
+FENCE_FORMS = [
+    'python title="example.py"',
+    'python {title="example.py"}',
+    "{.python}",
+    '{ .python title="example.py" }',
+    'python linenums="1"',
+    "py",
+]
+
+
+@pytest.mark.parametrize("info", FENCE_FORMS)
+def test_a_python_fence_with_attributes_is_collected_and_run(project: Path, info: str) -> None:
+    """Each form runs as code: a failing assertion in it fails its one example."""
+    (project / "docs" / "page.md").write_text(f"```{info}\nassert 1 == 2\n```\n", "utf-8")
+    [example] = parse("page.md", root=project)
+    with pytest.raises(AssertionError):
+        example.evaluate()
+
+
+def test_a_pycon_fence_runs_its_prompts_as_a_doctest(project: Path) -> None:
+    """Each `>>>` of a pycon fence is an example whose output is compared."""
+    (project / "docs" / "page.md").write_text(
+        "```pycon\n>>> total = 1 + 2\n>>> total\n4\n```\n", "utf-8"
+    )
+    assert run(parse("page.md", root=project)) == [
+        "passed",
+        "failed: Expected:\n    4\nGot:\n    3\n",
+    ]
