@@ -11,6 +11,7 @@ from docpact import DocpactError, load_config
 from docpact.__main__ import main
 from docpact._coverage import check_coverage
 from docpact._readers.examples import pytest_examples
+from samples.drift import copy_project, drift
 
 PACKAGE = '''\
 """A package to cover."""
@@ -282,3 +283,22 @@ def test_select_and_ignore_take_coverages_codes_only(
             main(["coverage", option, codes])
         assert exit_info.value.code == 2
         assert f"argument {option}: " in capsys.readouterr().err
+
+
+def test_the_adopters_titled_page_fence_and_pytest_examples_docstring_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The adopter's titled page fence and pytest-examples docstring fence cover, no DP011.
+
+    Without pytest-examples declared, the docstring's fence is a DP011.
+    """
+    project = copy_project("adopter_project", tmp_path)
+    monkeypatch.chdir(project)
+    config = load_config(project / "pyproject.toml")
+    assert config.examples == ("sybil", "doctest", "pytest-examples")
+    result = check_coverage(config, ["agentrl", "agentrl.metrics"])
+    assert (result.findings, result.percent) == ([], 100.0)
+    drift(project / "pyproject.toml", ', "pytest-examples"]', "]")
+    result = check_coverage(load_config(project / "pyproject.toml"), ["agentrl.metrics"])
+    assert [(f.path, f.code) for f in result.findings] == [("agentrl/metrics.py", "DP011")]
+    assert result.percent == 100.0  # the page's titled fence, which Sybil runs
