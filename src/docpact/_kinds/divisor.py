@@ -16,12 +16,18 @@ computed from. The code's name counts in every form the trace follows: the name 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from griffe import DocstringSectionKind
 
 from docpact._kinds.docs import DOCS_EXIST, DOCS_NAME
+from docpact._kinds.formula import (
+    FORMULA_AGREES,
+    FORMULA_STATED,
+    FORMULA_TRACED,
+    declared_formula,
+)
 from docpact._kinds.objects import DOCSTRING_NAMES, OBJECT, ObjectContract, node, obj, usable
 from docpact._model import keys
 from docpact._model.findings import relative
@@ -32,6 +38,7 @@ from docpact._readers.python.uses import describe, names_torch, uses
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from docpact._model.formula import Expr
     from docpact._model.rules import Subject
 
 __all__ = ["DIVISOR", "DivisorContract"]
@@ -46,11 +53,19 @@ class DivisorContract(ObjectContract):
             docstring and in every docs section.
         code_names: Each operand the code spells otherwise, with the code's name, in the
             order of `operands` (the `code-names` table).
+        formula: The divisor's formula as the contract declares it (`formula`), for code
+            docpact cannot read as one; empty where the code's own formula counts.
+        declared: `formula`, read.
+        statements: Whether the docstring and docs must state the formula (DP022-DP024);
+            `statements = false` keeps only the naming rules.
     """
 
     kind: str = "divisor"
     operands: tuple[str, ...] = ()
     code_names: tuple[tuple[str, str], ...] = ()
+    formula: str = ""
+    declared: Expr | None = field(default=None, compare=False, repr=False)
+    statements: bool = True
 
     @property
     def identifiers(self) -> tuple[str, ...]:
@@ -65,11 +80,23 @@ class DivisorContract(ObjectContract):
 def _parse(entry: dict[str, Any], key: str) -> DivisorContract:
     keys.require(entry, key, "divisor", ("object",))
     operands = keys.identifiers(entry.get("operands"), f"{key}.operands")
+    stated = entry.get("statements", True)
+    if not isinstance(stated, bool):
+        msg = f"{key}.statements must be true or false, got {stated!r}"
+        raise ValueError(msg)
+    formula = entry.get("formula", "")
+    if "formula" in entry and not stated:
+        msg = f"{key}.formula is compared with the statements, which statements = false turns off"
+        raise ValueError(msg)
+    declared = declared_formula(formula, operands, f"{key}.formula") if "formula" in entry else None
     return DivisorContract(
         object=keys.dotted_path(entry.get("object"), f"{key}.object"),
         operands=operands,
         code_names=_code_names(entry.get("code-names", {}), f"{key}.code-names", operands),
         docs=keys.sections(entry.get("docs", []), f"{key}.docs", kind="divisor"),
+        formula=formula,
+        declared=declared,
+        statements=stated,
     )
 
 
@@ -232,7 +259,7 @@ DIVISOR = Kind(
     name="divisor",
     summary="a function's docstring, division and docs keep naming the operands of its divisor",
     required=frozenset({"object", "operands"}),
-    optional=frozenset({"docs", "code-names"}),
+    optional=frozenset({"docs", "code-names", "formula", "statements"}),
     noun="operand",
     parse=_parse,
     needs_function=True,
@@ -251,5 +278,8 @@ DIVISOR = Kind(
         Rule("DP006", "the body divides at all", "the def", _divides, needs=usable),
         DOCS_EXIST,
         DOCS_NAME,
+        FORMULA_STATED,
+        FORMULA_AGREES,
+        FORMULA_TRACED,
     ),
 )

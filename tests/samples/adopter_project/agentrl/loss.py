@@ -13,8 +13,9 @@ def per_rollout_mean(
 ) -> list[float]:
     """Divide each row's advantage by its rollout's token count times the trained rows.
 
-    The divisor of a row of rollout ``r`` is `rollout_token_count` (the response tokens of
-    every row of ``r``) times `num_trained_rows` (the rows trained in the step).
+    The divisor of a row of rollout ``r`` is ``rollout_token_count(r) * num_trained_rows``:
+    `rollout_token_count` (the response tokens of every row of ``r``) times
+    `num_trained_rows` (the rows trained in the step).
 
     Args:
         advantages: One advantage per row.
