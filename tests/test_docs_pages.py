@@ -37,7 +37,7 @@ COLLECTED = {
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
     "trainer-configuration.md": (20, 79),
-    "verification.md": (1, 1),
+    "verification.md": (2, 1),
     "verl-actor-update.md": (0, 0),
     "verl.md": (11, 49),
 }
