@@ -186,7 +186,9 @@ def _agrees(subject: Subject) -> Iterator[tuple[str, int, str]]:
     if not wrong:
         return
     forms = {statement.formula for _, statement in stated}
-    if declared is None and traced is not None and len(forms) == 1:
+    # Two places or more that agree with one another, not with the code: the code changed.
+    agreeing = len(forms) == 1 and len({place.path + place.label for place, _ in stated}) > 1
+    if declared is None and traced is not None and agreeing:
         said = render(wrong[0][1].formula, order)
         where = ", ".join(
             dict.fromkeys(f"{place.path}:{statement.line}" for place, statement in wrong)

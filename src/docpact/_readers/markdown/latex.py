@@ -155,12 +155,12 @@ class _Parser:
                 raise LatexError(msg)
 
     def sum(self) -> Expr:
-        terms = [self.product()]
+        value = self.product()
         while self.peek() in {"+", "-"}:
             sign = self.take()
             term = self.product()
-            terms[-1:] = [f.subtract(terms[-1], term)] if sign == "-" else [terms[-1], term]
-        return f.add(*terms)
+            value = f.subtract(value, term) if sign == "-" else f.add(value, term)
+        return value
 
     def product(self) -> Expr:
         value = self.unary()

@@ -116,6 +116,19 @@ class Scope:
         """
         return self._reaching(use)
 
+    def straight(self, binding: Assignment, use: ast.Name) -> bool:
+        """Whether an assignment runs whenever the use does: it is in a block around the use.
+
+        Args:
+            binding: An assignment that reaches the use.
+            use: A name of this scope.
+
+        Returns:
+            True where the assignment's block holds the use, directly or in nested blocks.
+        """
+        context = self._contexts.get(id(use))
+        return context is not None and binding.context.block in context.blocks
+
     def _reaching(self, use: ast.Name) -> list[Assignment]:
         context = self._contexts.get(id(use))
         bindings = self._bindings.get(use.id, [])

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docpact._model import formula as f
-from docpact._readers.python.flow import Scope, is_module_path
+from docpact._readers.python.flow import CUTS_VALUES, Scope, is_module_path
 from docpact._readers.python.trace import chains, divisions
 
 if TYPE_CHECKING:
@@ -193,8 +193,6 @@ class _Reader:
         called = getattr(func, "attr", None) or getattr(func, "id", None) or ast.unparse(func)
         args = [receiver, *node.args] if receiver is not None else list(node.args)
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
-        if receiver is not None and self.operand(receiver) is not None:  # counts.get(rid)
-            return self.read(receiver)
         builtin_max = called == "max" and isinstance(func, ast.Name)  # not torch.max(x, dim)
         guarding = called in _GUARDS - {"max"} or builtin_max
         if guarding and (guarded := self._guard(called, args, keywords)) is not None:
@@ -204,6 +202,9 @@ class _Reader:
         operator = _OPERATOR_CALLS.get(called)
         if operator is not None and len(args) == 2 and not keywords:
             return operator(self.read(args[0]), self.read(args[1]))
+        if receiver is not None and self.operand(receiver) is not None:
+            if called not in CUTS_VALUES:  # counts.get(rid): an element of the operand
+                return self.read(receiver)
         read = tuple(self.read(arg) for arg in args)
         return f.call(called, read)
 
@@ -263,6 +264,15 @@ class _CodeReader(_Reader):
 
     def name(self, node: ast.Name) -> Expr:
         bindings = self.scope.reaching(node)
+        # `d *= b` or `d.clamp_(min=1)` on the way to the use replaces the value it changes.
+        replaced = [
+            i
+            for i, binding in enumerate(bindings)
+            if _replaces(binding) and self.scope.straight(binding, node)
+        ]
+        if replaced:
+            last = bindings[replaced[-1]].position
+            bindings = [b for b in bindings if b.position >= last]
         forms: dict[Expr, int] = {}
         for binding in bindings:
             form = self._binding(binding, node)
@@ -380,6 +390,14 @@ def _combine(op: ast.operator, left: Expr, right: Expr) -> Expr:
         case ast.Pow():
             return f.power(left, right)
     return f.call(type(op).__name__, (left, right))
+
+
+def _replaces(binding: Assignment) -> bool:
+    """Whether an assignment changes a value into another (`d *= b`, `d.clamp_(min=1)`)."""
+    if binding.how == "augment":
+        return True
+    method = getattr(getattr(binding.source, "func", None), "attr", "")
+    return binding.how == "call" and method.endswith("_")
 
 
 def _empty(node: ast.AST) -> bool:

@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: MIT
+"""The formula rules end to end: what the code's divisor traces to, what counts as a
+statement, and where DP022, DP023 and DP024 land."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from docpact import check_project, load_config
+from docpact.__main__ import main
+
+DOCSTRING = "Scale by `a` and `b`: the divisor is ``{formula}``."
+PAGE = "# Guide\n\n## Scale\n\nThe divisor is `a` with `b`:\n\n{statement}\n"
+
+
+def write(
+    root: Path,
+    body: str,
+    *,
+    formula: str = "max(1, a * b)",
+    statement: str = "$$\n\\max(1, \\mathrm{a} \\cdot \\mathrm{b})\n$$",
+    keys: str = "",
+    signature: str = "def f(x, a, b):",
+) -> Path:
+    """A project whose contract on `pkg.f` (operands `a`, `b`) has `body` and one docs page."""
+    package = root / "src/pkg"
+    package.mkdir(parents=True)
+    docstring = DOCSTRING.format(formula=formula)
+    source = f'{signature}\n    """{docstring}"""\n' + textwrap.indent(
+        textwrap.dedent(body).strip("\n"), "    "
+    )
+    (package / "__init__.py").write_text(source + "\n", "utf-8")
+    (root / "docs").mkdir()
+    (root / "docs/guide.md").write_text(PAGE.format(statement=statement), "utf-8")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(
+        '[[tool.docpact.contract]]\nobject = "pkg.f"\noperands = ["a", "b"]\n'
+        f'docs = ["docs/guide.md#scale"]\n{keys}',
+        "utf-8",
+    )
+    return pyproject
+
+
+def check(root: Path, body: str, **kwargs: str) -> list[str]:
+    return [str(finding) for finding in check_project(load_config(write(root, body, **kwargs)))]
+
+
+# Each code shape the trace follows, with a body whose divisor is max(1, a * b).
+SHAPES = {
+    "the guard inline": "return x / max(1, a * b)",
+    "torch.clamp through a local": """
+        divisor = torch.clamp(a * b, min=1)
+        return x / divisor
+    """,
+    "a reassignment in an if branch keeping the value": """
+        divisor = torch.clamp(a * b, min=1)
+        if x.dtype.itemsize < 4:
+            divisor = divisor.to(torch.float32)
+        return x / divisor.unsqueeze(-1)
+    """,
+    "clamp_min as a method, operands reordered": "return x / (b * a).clamp_min(1)",
+    "torch.maximum with a tensor bound": "return x / torch.maximum(a * b, torch.tensor(1.0))",
+    "a comprehension over zip": """
+        divisors = [max(1, count * b) for count in a]
+        return [value / divisor for value, divisor in zip(x, divisors, strict=True)]
+    """,
+    "a dict lookup": """
+        counts = {rid: max(1, a[rid] * b) for rid in a}
+        return {rid: x[rid] / counts[rid] for rid in x}
+    """,
+    "a list filled by append": """
+        out = []
+        for value in a:
+            out.append(max(1, value * b))
+        return [v / d for v, d in zip(x, out, strict=True)]
+    """,
+    "a chain of two divisions": "return x / max(1, a * b) / 1",
+    "an in-place clamp": """
+        divisor = a * b
+        divisor.clamp_(min=1)
+        return x / divisor
+    """,
+    "enumerate over zip": """
+        out = []
+        for i, (value, count) in enumerate(zip(x, a, strict=True)):
+            out.append(value / max(1, count * b))
+        return out
+    """,
+    "an augmented multiplication": """
+        divisor = a
+        divisor *= b
+        return x / max(1, divisor)
+    """,
+}
+
+
+@pytest.mark.parametrize("body", SHAPES.values(), ids=SHAPES.keys())
+def test_each_traced_shape_agrees_with_the_stated_formula(tmp_path: Path, body: str) -> None:
+    """Every shape the trace follows reads as `max(1, a * b)`: no finding at all."""
+    formula = "max(1, a * b) * 1" if "/ 1" in body else "max(1, a * b)"
+    statement = (
+        "$$\\max(1, \\mathrm{a} \\cdot \\mathrm{b}) \\cdot 1$$"
+        if "/ 1" in body
+        else "$$\n\\max(1, \\mathrm{a} \\cdot \\mathrm{b})\n$$"
+    )
+    assert check(tmp_path, body, formula=formula, statement=statement) == []
+
+
+def test_a_property_divides_by_self_attributes_read_as_operands(tmp_path: Path) -> None:
+    """`self.a` and `self.b` in a @property's body are the operands `a` and `b`."""
+    package = tmp_path / "src/pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        textwrap.dedent('''
+        class Stats:
+            @property
+            def share(self):
+                """The hits over `a` and `b`: ``hits / max(1, a * b)``."""
+                return self.hits / max(1, self.a * self.b)
+        '''),
+        "utf-8",
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.docpact.contract]]\nobject = "pkg.Stats.share"\noperands = ["a", "b"]\n', "utf-8"
+    )
+    assert check_project(load_config(tmp_path / "pyproject.toml")) == []
+    source = package / "__init__.py"
+    source.write_text(source.read_text("utf-8").replace("``hits / max(1, a * b)``", "``hits / b``"))
+    assert [str(f) for f in check_project(load_config(tmp_path / "pyproject.toml"))] == [
+        "src/pkg/__init__.py:5: DP023 `hits / b` states `b`, but pkg.Stats.share divides by "
+        "`max(1, a * b)`"
+    ]
+
+
+def test_a_code_change_alone_is_one_finding_at_the_divisor_line(tmp_path: Path) -> None:
+    """Docstring and page agree with each other, not with the code: the code's line is named."""
+    body = """
+        divisor = a + b
+        return x / divisor
+    """
+    assert check(tmp_path, body) == [
+        "src/pkg/__init__.py:3: DP023 pkg.f divides by `a + b`, but its docstring and docs "
+        "state `max(1, a * b)` (src/pkg/__init__.py:2, docs/guide.md:8): change the code back, "
+        "or the statements"
+    ]
+
+
+def test_a_wrong_page_statement_lands_on_its_own_line_not_the_dollars(tmp_path: Path) -> None:
+    statement = "$$\n\\max\\left(1,\\ \\mathrm{a} + \\mathrm{b}\\right)\n$$"
+    assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == [
+        "docs/guide.md:8: DP023 `\\max\\left(1,\\ \\mathrm{a} + \\mathrm{b}\\right)` states "
+        "`max(1, a + b)`, but pkg.f divides by `max(1, a * b)`"
+    ]
+
+
+def test_a_dropped_operand_under_the_guard_is_still_a_statement(tmp_path: Path) -> None:
+    """`max(1, a)` holds one operand only, but the guard makes it a statement, and it is wrong."""
+    assert check(tmp_path, "return x / max(1, a * b)", formula="max(1, a)") == [
+        "src/pkg/__init__.py:2: DP023 `max(1, a)` states `max(1, a)`, but pkg.f divides by "
+        "`max(1, a * b)`"
+    ]
+
+
+def test_a_place_without_statement_is_told_the_formula_to_write(tmp_path: Path) -> None:
+    statement = "Both operands, `a` and `b`, divide the advantages."
+    assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == [
+        "docs/guide.md:3: DP022 section #scale states no formula of the divisor: state it as "
+        "inline code or math, e.g. `max(1, a * b)`"
+    ]
+
+
+def test_the_missing_guard_is_a_finding_where_the_code_has_one(tmp_path: Path) -> None:
+    statement = "$$\\mathrm{a} \\cdot \\mathrm{b}$$"
+    assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == [
+        "docs/guide.md:7: DP023 `\\mathrm{a} \\cdot \\mathrm{b}` states `a * b`, but pkg.f "
+        "divides by `max(1, a * b)`"
+    ]
+
+
+NOT_STATEMENTS = {
+    "another formula of the place": "Each rollout carries $1 / \\mathrm{b}$, and $T_r = \\sum_i T_i$.",
+    "a fenced block": "```python\nx / (a + b)\n```\n\n$$\\max(1, \\mathrm{a} \\cdot \\mathrm{b})$$",
+    "an HTML comment": "<!-- `a + b` -->\n$$\\max(1, \\mathrm{a} \\cdot \\mathrm{b})$$",
+    "a call with keywords": "Call `g(a, b=b)`; the divisor is `max(1, a * b)`.",
+}
+
+
+@pytest.mark.parametrize("statement", NOT_STATEMENTS.values(), ids=NOT_STATEMENTS.keys())
+def test_text_that_is_no_statement_is_neither_compared_nor_reported(
+    tmp_path: Path, statement: str
+) -> None:
+    found = check(tmp_path, "return x / max(1, a * b)", statement=statement)
+    if "max(1" in statement:
+        assert found == []
+    else:
+        assert [line.split(" ")[1] for line in found] == ["DP022"]
+
+
+def test_a_numerator_matching_the_codes_makes_its_denominator_a_statement(tmp_path: Path) -> None:
+    """`x / c` divides the code's numerator by something else: a wrong divisor, reported."""
+    statement = "Each value is $\\mathrm{x} / \\mathrm{c}$, with `a` and `b` unused."
+    assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == [
+        "docs/guide.md:7: DP023 `\\mathrm{x} / \\mathrm{c}` states `c`, but pkg.f divides by "
+        "`max(1, a * b)`"
+    ]
+
+
+def test_an_unknown_macro_in_a_statement_is_named(tmp_path: Path) -> None:
+    statement = "$$\\max(1, \\mathrm{a} \\odot \\mathrm{b})$$"
+    assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == [
+        "docs/guide.md:7: DP022 `\\max(1, \\mathrm{a} \\odot \\mathrm{b})` uses the LaTeX macro "
+        "`\\odot`, which docpact does not read"
+    ]
+
+
+def test_unbalanced_math_holding_every_operand_is_reported_with_the_reason(tmp_path: Path) -> None:
+    statement = "$$\\max(1, \\mathrm{a} \\cdot \\mathrm{b}$$"
+    assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == [
+        "docs/guide.md:7: DP022 `\\max(1, \\mathrm{a} \\cdot \\mathrm{b}` cannot be read as "
+        "math: expected `)`, got the end"
+    ]
+
+
+def test_a_code_span_that_is_not_python_is_reported(tmp_path: Path) -> None:
+    assert check(tmp_path, "return x / max(1, a * b)", formula="max(1, a ** * b)") == [
+        "src/pkg/__init__.py:2: DP022 `max(1, a ** * b)` is not a Python expression "
+        "(invalid syntax)"
+    ]
+
+
+def test_untraceable_code_asks_for_a_formula_and_a_declared_one_checks_the_docs(
+    tmp_path: Path,
+) -> None:
+    body = """
+        if x.sum() > 0:
+            divisor = max(1, a * b)
+        else:
+            divisor = max(1, a + b)
+        return x / divisor
+    """
+    assert check(tmp_path / "1", body) == [
+        "src/pkg/__init__.py:4: DP024 docpact cannot read the divisor of pkg.f as one formula: "
+        "`divisor` takes different values: line 4 `max(1, a * b)`, line 6 `max(1, a + b)`; "
+        'declare it in the contract: formula = "..."'
+    ]
+    declared = 'formula = "max(1, a * b)"\n'
+    assert check(tmp_path / "2", body, keys=declared) == []
+    wrong = check(tmp_path / "3", body, keys=declared, formula="max(1, b + a)")
+    assert wrong == [
+        "src/pkg/__init__.py:2: DP023 `max(1, b + a)` states `max(1, a + b)`, but the "
+        "contract's formula is `max(1, a * b)`"
+    ]
+
+
+def test_a_declared_formula_is_held_against_code_that_traces(tmp_path: Path) -> None:
+    found = check(tmp_path, "return x / max(1, a + b)", keys='formula = "max(1, a * b)"\n')
+    assert found[0] == (
+        "src/pkg/__init__.py:3: DP023 pkg.f divides by `max(1, a + b)`, but the contract's "
+        "formula is `max(1, a * b)`"
+    )
+
+
+def test_statements_false_keeps_only_the_naming_rules(tmp_path: Path) -> None:
+    statement = "Both operands, `a` and `b`, divide the advantages."
+    found = check(
+        tmp_path,
+        "return x / (a + b)",
+        formula="a times b",
+        statement=statement,
+        keys="statements = false\n",
+    )
+    assert found == []
+
+
+BAD_KEYS = {
+    'formula = "max(1, a *"': (5, "formula must be a Python expression"),
+    "formula = 3": (5, "formula must be a string holding a Python expression"),
+    'formula = "x + y"': (5, "formula must use the operands ['a', 'b']"),
+    'statements = "no"': (5, "statements must be true or false, got 'no'"),
+    'statements = false\nformula = "a * b"': (6, "formula is compared with the statements"),
+}
+
+
+@pytest.mark.parametrize(("keys", "expected"), BAD_KEYS.items(), ids=BAD_KEYS.keys())
+def test_a_bad_formula_key_is_a_configuration_error_at_its_line(
+    tmp_path: Path, keys: str, expected: tuple[int, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = write(tmp_path, "return x / max(1, a * b)", keys=keys + "\n")
+    assert main(["check", "--pyproject", str(pyproject)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    line, message = expected
+    assert f"pyproject.toml:{line}: error: tool.docpact.contract[0].{message}" in err
+
+
+def test_a_closed_pipe_ends_a_check_with_findings_quietly(tmp_path: Path) -> None:
+    """`docpact check | head -1` on findings prints one line and no traceback."""
+    pyproject = write(tmp_path, "return x / (a + b)", formula="a * b")
+    command = f"{sys.executable} -m docpact check --pyproject {pyproject} | head -1"
+    result = subprocess.run(command, shell=True, capture_output=True, text=True, check=False)
+    assert result.stdout.count("\n") == 1
+    assert "DP023" in result.stdout
+    assert result.stderr == ""
