@@ -71,7 +71,7 @@ def python(node: Node, spelling: int = 0) -> str:
 
 
 def latex(node: Node) -> str:
-    """The tree as LaTeX: `\\mathrm` names applied to `(r)`, `\\cdot`, `\\frac`, `\\max`."""
+    r"""The tree as LaTeX: `\mathrm` names applied to `(r)`, `\cdot`, `\frac`, `\max`."""
     if node.op == "name":
         escaped = str(node.value).replace("_", r"\_")
         return rf"\mathrm{{{escaped}}}(r)"

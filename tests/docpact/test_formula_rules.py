@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""The formula rules end to end: what the code's divisor traces to, what counts as a
-statement, and where DP022, DP023 and DP024 land."""
+"""The formula rules end to end: the code's divisor, the statements, where findings land.
+
+What the code's divisor traces to in each shape docpact follows, what counts as a statement,
+and where DP022, DP023 and DP024 land.
+"""
 
 from __future__ import annotations
 
@@ -183,7 +186,9 @@ def test_the_missing_guard_is_a_finding_where_the_code_has_one(tmp_path: Path) -
 
 
 NOT_STATEMENTS = {
-    "another formula of the place": "Each rollout carries $1 / \\mathrm{b}$, and $T_r = \\sum_i T_i$.",
+    "another formula of the place": (
+        "Each rollout carries $1 / \\mathrm{b}$, and $T_r = \\sum_i T_i$."
+    ),
     "a fenced block": "```python\nx / (a + b)\n```\n\n$$\\max(1, \\mathrm{a} \\cdot \\mathrm{b})$$",
     "an HTML comment": "<!-- `a + b` -->\n$$\\max(1, \\mathrm{a} \\cdot \\mathrm{b})$$",
     "a call with keywords": "Call `g(a, b=b)`; the divisor is `max(1, a * b)`.",

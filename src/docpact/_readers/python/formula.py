@@ -202,9 +202,9 @@ class _Reader:
         operator = _OPERATOR_CALLS.get(called)
         if operator is not None and len(args) == 2 and not keywords:
             return operator(self.read(args[0]), self.read(args[1]))
-        if receiver is not None and self.operand(receiver) is not None:
-            if called not in CUTS_VALUES:  # counts.get(rid): an element of the operand
-                return self.read(receiver)
+        operand = receiver is not None and self.operand(receiver) is not None
+        if operand and called not in CUTS_VALUES:  # counts.get(rid): an element of it
+            return self.read(receiver)  # type: ignore[arg-type]
         read = tuple(self.read(arg) for arg in args)
         return f.call(called, read)
 
