@@ -1,6 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Apply each catalogued drift to a copy of the repository and show which checks catch it."""
+"""Apply each catalogued drift to a copy of the repository and show which checks catch it.
+
+A drift whose `expect` names `docpact` or `docpact-core` must give `at = "path:line"`, the
+finding the edit makes (a path relative to the drift's `root` where it has one): those
+checks count as catching it only if their output holds a finding at that line, so a drift
+caught by accident elsewhere fails the run. Every check runs on the clean copy. On a drift's
+copy run the checks it expects, the quick ones (`QUICK`) whatever it expects, and the long
+ones it does not expect only with `--all-checks`: a run's verdict needs the expected
+checks alone, and the long ones are most of its time. Each check of each copy is one task;
+the longest run first, `--jobs` at a time.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +40,10 @@ PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-pr
 PAGE_TESTS = "tests/test_docs_pages.py"
 SOURCES = ("src", "rolloutnorm/src")  # the packages' folders in a copy
 SCRIPTS = Path(__file__).resolve().parent
+if str(SCRIPTS) not in sys.path:  # run as a script it is; loaded by path, not yet
+    sys.path.insert(0, str(SCRIPTS))
+from core_contracts import CORE_PYPROJECT, CoreError, write_core_pyproject  # noqa: E402
+
 NOT_UNIT = (PAGE_TESTS, "tests/test_site.py", "tests/test_drift_catalogue.py")
 
 # Each check, run in the copy's own tree with the interpreter running this script. They overlap
@@ -37,6 +51,8 @@ NOT_UNIT = (PAGE_TESTS, "tests/test_site.py", "tests/test_drift_catalogue.py")
 # is guarded several times over.
 CHECKS = {
     "docpact": ["-m", "docpact", "check"],
+    # The core contract judged alone: every contract but the claims ones (core_contracts.py).
+    "docpact-core": ["-m", "docpact", "check", "--pyproject", CORE_PYPROJECT],
     "docs-examples": [*PYTEST, "docs", PAGE_TESTS],
     "unit-tests": [
         *PYTEST,
@@ -45,7 +61,7 @@ CHECKS = {
     ],
     "mkdocs": ["-m", "mkdocs", "build", "--strict", "--site-dir", "_drift_site"],
     # The strict build as CI scripts often run it, quiet: a finding must fail it all the same.
-    "mkdocs-quiet": ["-m", "mkdocs", "build", "--strict", "-q", "--site-dir", "_drift_site"],
+    "mkdocs-quiet": ["-m", "mkdocs", "build", "--strict", "-q", "--site-dir", "_drift_quiet"],
     # The properties bound to the pages' claims (@docpact.claim), each run to its end, so
     # that the table shows every claim whose property a drift breaks.
     "properties": [],
@@ -64,7 +80,15 @@ CHECKS = {
 # tests another check runs, or needs an environment of its own, and takes long.
 ON_REQUEST = ("properties", "verl", "mkdocs-quiet")
 # The checks of a drift with a `root`, a fixture project: run inside it, with the copy's docpact.
-ROOT_CHECKS = ("docpact", "mkdocs", "mkdocs-quiet")
+ROOT_CHECKS = ("docpact", "docpact-core", "mkdocs", "mkdocs-quiet")
+# The checks whose finding a drift's `at` names.
+AT_CHECKS = ("docpact", "docpact-core")
+# Checks of a few seconds, run on every drift's copy, expected or not, for the table.
+QUICK = ("docpact", "docpact-core", "mkdocs")
+# Seconds a check takes on a clean copy, measured on 2 cores: the longest tasks start first.
+COST = {"unit-tests": 300, "verl": 120, "docs-examples": 45, "properties": 40}
+FINDING = re.compile(r"(?P<at>\S[^:]*:\d+): DP\d+ ")
+AT = re.compile(r"^[^:\s][^:]*:[1-9]\d*$")
 VERL_PYTHON = ROOT / ".nox" / "verl" / ("Scripts" if sys.platform == "win32" else "bin") / "python"
 
 
@@ -78,7 +102,8 @@ class Drift:
 
     A drift with a `root` is made in that fixture project of the repository, whose files its
     edits name relative to it (they are stored relative to the repository), and is checked
-    there by the `ROOT_CHECKS`.
+    there by the `ROOT_CHECKS`. `at` is the `path:line` of the finding that the `AT_CHECKS`
+    it expects must report, relative to the root.
     """
 
     name: str
@@ -86,6 +111,37 @@ class Drift:
     edits: tuple[dict[str, str], ...]
     properties: tuple[str, ...] = ()
     root: str = ""
+    at: str = ""
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A tree to check: its drift (None for the clean copy), fixture root and checks."""
+
+    tree: Path
+    drift: Drift | None
+    root: str
+    checks: tuple[str, ...]
+
+    def at(self, check: str) -> str:
+        """The `path:line` that `check` must report a finding at here, or "" for none."""
+        if self.drift is None or check not in self.drift.expect or check not in AT_CHECKS:
+            return ""
+        return self.drift.at
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One check run in one copy: whether it failed there, the line saying so, its seconds.
+
+    `claims` are the claims whose property failed an assertion (the `properties` check).
+    """
+
+    check: str
+    caught: bool
+    evidence: str
+    seconds: float
+    claims: frozenset[str] = frozenset()
 
 
 def get_parser() -> argparse.ArgumentParser:
@@ -94,6 +150,17 @@ def get_parser() -> argparse.ArgumentParser:
     parser.add_argument("--catalogue", type=Path, default=CATALOGUE, help="the TOML catalogue")
     parser.add_argument(
         "--update-docs", action="store_true", help="write the kill count into docs/verification.md"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help="run only the drift of this name (repeatable); the clean copy is not run",
+    )
+    parser.add_argument(
+        "--all-checks",
+        action="store_true",
+        help="run every check on every drift, the long ones it does not expect included",
     )
     parser.add_argument(
         "--jobs",
@@ -129,10 +196,23 @@ def load_catalogue(path: Path) -> list[Drift]:
         if root and (not isinstance(root, str) or not set(entry["expect"]) <= set(ROOT_CHECKS)):
             msg = f"{path}: drift {index} in root {root!r} can expect only {list(ROOT_CHECKS)}"
             raise DriftError(msg)
+        at = entry.get("at", "")
+        located = [check for check in entry["expect"] if check in AT_CHECKS]
+        if located and not (isinstance(at, str) and AT.match(at)):
+            msg = (
+                f"{path}: drift {index} expects {', '.join(located)} and needs "
+                f'at = "path:line", the finding it makes, got {at!r}'
+            )
+            raise DriftError(msg)
+        if at and not located:
+            msg = f"{path}: drift {index} has an `at` but expects none of {list(AT_CHECKS)}"
+            raise DriftError(msg)
         edits = tuple(
             {**edit, "file": f"{root}/{edit['file']}"} if root else edit for edit in entry["edits"]
         )
-        drifts.append(Drift(entry["name"], tuple(entry["expect"]), edits, tuple(properties), root))
+        drifts.append(
+            Drift(entry["name"], tuple(entry["expect"]), edits, tuple(properties), root, at)
+        )
     return drifts
 
 
@@ -186,9 +266,7 @@ def bound_properties(tree: Path) -> dict[str, str]:
 
 def _claim_strength() -> ModuleType:
     """`scripts/claim_strength.py`, which judges a property's failure by the same rule."""
-    if str(SCRIPTS) not in sys.path:  # run as a script it is; loaded by path, not yet
-        sys.path.insert(0, str(SCRIPTS))
-    import claim_strength
+    import claim_strength  # on the path with core_contracts
 
     return claim_strength
 
@@ -217,40 +295,62 @@ def run_properties(tree: Path) -> tuple[str | None, set[str]]:
     return "; ".join(found) or None, failed
 
 
-def run_checks(
-    tree: Path, requested: tuple[str, ...] = ON_REQUEST, root: str = ""
-) -> tuple[dict[str, str], set[str], float]:
-    """Run every check in `tree`, of the `ON_REQUEST` ones only those `requested`.
+def plan(drift: Drift | None, wanted: tuple[str, ...], all_checks: bool = False) -> list[str]:
+    """The checks to run on a drift's copy, or on the clean copy (`drift` None, `wanted`).
 
-    The properties run again what `unit-tests` runs, to their end, and the verl check
-    starts verl's workers: only the clean copy and the drifts that expect them need them.
-    With a `root`, the `ROOT_CHECKS` run in that fixture project of the tree instead.
-
-    Returns:
-        Each failing check's evidence, the claims whose property failed, and the seconds
-        taken.
+    The clean copy runs every check, of the `ON_REQUEST` ones those some drift `wanted`.
+    A drift's copy runs the checks it expects and the `QUICK` ones; the other long ones
+    only with `all_checks`. A drift with a `root` runs the `ROOT_CHECKS` in it.
     """
+    if drift is not None and drift.root:
+        return list(ROOT_CHECKS)
+    if drift is None:
+        return [name for name in CHECKS if name not in ON_REQUEST or name in wanted]
+    return [
+        name
+        for name in CHECKS
+        if name in drift.expect or (name not in ON_REQUEST and (name in QUICK or all_checks))
+    ]
+
+
+def run_check(tree: Path, name: str, root: str = "", at: str = "") -> Outcome:
+    """Run one check in `tree` (in its fixture project `root`, if any).
+
+    With `at`, a failing docpact check counts as catching only if it reports a finding at
+    that `path:line`; its evidence is then that finding.
+
+    Raises:
+        DriftError: If the copy's claims contracts cannot be left out for `docpact-core`.
+    """
+    start = time.perf_counter()
+    if name == "properties":
+        found, claims = run_properties(tree)
+        return Outcome(
+            name, found is not None, found or "", time.perf_counter() - start, frozenset(claims)
+        )
+    if name == "docpact-core":
+        try:
+            write_core_pyproject(tree / root / "pyproject.toml")
+        except CoreError as error:
+            raise DriftError(str(error)) from None
     # The copy's own sources, both packages, before the installed ones.
     sources = os.pathsep.join(str(tree / path) for path in SOURCES)
     env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
-    start, failed, claims = time.perf_counter(), {}, set()
-    for name, arguments in CHECKS.items():
-        if (root and name not in ROOT_CHECKS) or (
-            not root and name in ON_REQUEST and name not in requested
-        ):
-            continue
-        if name == "properties":
-            found, claims = run_properties(tree)
-            if found is not None:
-                failed[name] = found
-            continue
-        python = str(VERL_PYTHON) if name == "verl" else sys.executable
-        result = subprocess.run(
-            [python, *arguments], cwd=tree / root, env=env, capture_output=True, check=False
-        )
-        if result.returncode != 0:
-            failed[name] = evidence(result.stdout.decode() + result.stderr.decode())
-    return failed, claims, time.perf_counter() - start
+    python = str(VERL_PYTHON) if name == "verl" else sys.executable
+    result = subprocess.run(
+        [python, *CHECKS[name]], cwd=tree / root, env=env, capture_output=True, check=False
+    )
+    seconds = time.perf_counter() - start
+    output = result.stdout.decode(errors="replace") + result.stderr.decode(errors="replace")
+    if not result.returncode:
+        return Outcome(name, False, "", seconds)
+    if not at:
+        return Outcome(name, True, evidence(output), seconds)
+    lines = output.splitlines()
+    found = [line for line in lines if (match := FINDING.match(line)) and match["at"] == at]
+    if found:
+        return Outcome(name, True, found[0][:160], seconds)
+    return Outcome(name, False, f"NO FINDING AT {at}; it reported: {evidence(output)}", seconds)
 
 
 def evidence(output: str) -> str:
@@ -273,6 +373,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def select(drifts: list[Drift], only: list[str] | None) -> list[Drift]:
+    """The drifts named by `--only`, all of them without it.
+
+    Raises:
+        DriftError: If `--only` names a drift the catalogue does not hold.
+    """
+    if not only:
+        return drifts
+    if unknown := sorted(set(only) - {drift.name for drift in drifts}):
+        msg = f"--only names no drift of the catalogue: {', '.join(map(repr, unknown))}"
+        raise DriftError(msg)
+    return [drift for drift in drifts if drift.name in only]
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the clean copy and every drift, print the results, and return the exit status.
 
@@ -283,62 +397,102 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         msg = f"--jobs must be 1 or more, got {args.jobs}"
         raise DriftError(msg)
-    drifts = load_catalogue(args.catalogue)
+    if args.only and args.update_docs:
+        msg = "--update-docs writes the whole catalogue's count: it cannot go with --only"
+        raise DriftError(msg)
+    catalogue = load_catalogue(args.catalogue)
+    drifts = select(catalogue, args.only)
     if any("verl" in drift.expect for drift in drifts) and not VERL_PYTHON.exists():
         msg = f"the verl check runs with {VERL_PYTHON}, which is missing: run nox -s verl first"
         raise DriftError(msg)
+    began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="rolloutnorm-drift-") as scratch:
         pristine = Path(scratch) / "pristine"
         copy_repository(pristine)
         wanted = tuple(name for name in ON_REQUEST if any(name in d.expect for d in drifts))
-        trees = []
+        clean = []
+        if not args.only:
+            roots = sorted({drift.root for drift in drifts if drift.root})
+            clean.append(Copy(pristine, None, "", tuple(plan(None, wanted))))
+            clean += [Copy(pristine, None, root, ROOT_CHECKS) for root in roots]
+        copies = []
         for index, drift in enumerate(drifts):
             tree = Path(scratch) / f"drift-{index}"
             shutil.copytree(pristine, tree)
             apply(drift, tree)
-            trees.append(tree)
-        # Each copy is checked in its own tree and its own processes, so copies run at once.
-        roots = sorted({drift.root for drift in drifts if drift.root})
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            clean = pool.submit(run_checks, pristine, wanted)
-            clean_roots = [pool.submit(run_checks, pristine, (), root) for root in roots]
-            runs = [
-                pool.submit(
-                    run_checks,
-                    tree,
-                    tuple(n for n in ON_REQUEST if n in drift.expect),
-                    drift.root,
-                )
-                for drift, tree in zip(drifts, trees, strict=True)
-            ]
-            clean_failures, _, seconds = clean.result()
-            for root, future in zip(roots, clean_roots, strict=True):
-                found, _, more = future.result()
-                clean_failures |= {f"{check} in {root}": line for check, line in found.items()}
-                seconds += more
-            results = [run.result() for run in runs]
-    ok = not clean_failures
-    rows = [("(no drift)", "-", ", ".join(clean_failures) or "nothing (clean)", seconds)]
-    details = [f"(no drift) {check}: {line}" for check, line in clean_failures.items()]
+            copies.append(
+                Copy(tree, drift, drift.root, tuple(plan(drift, wanted, args.all_checks)))
+            )
+        outcomes = run_all([*clean, *copies], args.jobs)
+    seconds = time.perf_counter() - began
+    rows, details, ok = [], [], True
+    if clean:
+        failed = {
+            (f"{o.check} in {copy.root}" if copy.root else o.check): o.evidence
+            for copy, found in zip(clean, outcomes, strict=False)
+            for o in found
+            if o.caught
+        }
+        spent = sum(o.seconds for found in outcomes[: len(clean)] for o in found)
+        rows.append(("(no drift)", "-", ", ".join(failed) or "nothing (clean)", spent))
+        details += [f"(no drift) {check}: {line}" for check, line in failed.items()]
+        ok = not failed
+        verdict = "FAILS: " + ", ".join(failed) if failed else "passes every check"
+    else:
+        verdict = "not run (--only)"
     killed = 0
-    for drift, (caught, claims, seconds) in zip(drifts, results, strict=True):
+    for drift, found in zip(drifts, outcomes[len(clean) :], strict=True):
+        caught = [outcome.check for outcome in found if outcome.caught]
+        claims = set().union(*(outcome.claims for outcome in found))
         missed = [check for check in drift.expect if check not in caught]
         missed += [f"property of {claim}" for claim in drift.properties if claim not in claims]
         ok &= bool(caught) and not missed
         killed += bool(caught)
-        verdict = ", ".join(caught) or "NOTHING"
+        said = ", ".join(caught) or "NOTHING"
         if missed:
-            verdict += f"  (MISSED by expected {', '.join(missed)})"
-        rows.append((drift.name, ", ".join(drift.expect), verdict, seconds))
-        details += [f"{drift.name} / {check}: {line}" for check, line in caught.items()]
+            said += f"  (MISSED by expected {', '.join(missed)})"
+        rows.append((drift.name, ", ".join(drift.expect), said, sum(o.seconds for o in found)))
+        details += [f"{drift.name} / {o.check}: {o.evidence}" for o in found if o.evidence]
     print_table(rows)
     print("\nWhat each check reported first:")
     print("\n".join(f"  {line}" for line in details))
-    clean = "FAILS: " + ", ".join(clean_failures) if clean_failures else "passes every check"
-    print(f"\n{killed} of {len(drifts)} drifts caught; the clean copy {clean}")
+    print(f"\n{spent_per_check(outcomes)}; {seconds:.0f}s in all, {args.jobs} at a time")
+    print(f"\n{killed} of {len(drifts)} drifts caught; the clean copy {verdict}")
     if args.update_docs:
-        update_docs(killed, len(drifts))
+        update_docs(killed, len(catalogue))
     return 0 if ok else 1
+
+
+def run_all(copies: list[Copy], jobs: int) -> list[list[Outcome]]:
+    """Run every check of every copy as its own task, the longest first; each copy's outcomes.
+
+    Each check runs in its own processes and writes only in its own places (each build
+    its own site folder), so the checks of one copy run at once as well as those of two.
+    """
+    tasks = [(index, name) for index, copy in enumerate(copies) for name in copy.checks]
+    # The clean copy runs every test to its end: its long checks take longest of all.
+    tasks.sort(key=lambda task: -COST.get(task[1], 5) * (2 if copies[task[0]].drift else 3))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [
+            (index, pool.submit(run_check, copy.tree, name, copy.root, copy.at(name)))
+            for index, name in tasks
+            for copy in [copies[index]]
+        ]
+        outcomes: list[list[Outcome]] = [[] for _ in copies]
+        for index, future in futures:
+            outcomes[index].append(future.result())
+    order = list(CHECKS)
+    return [sorted(found, key=lambda outcome: order.index(outcome.check)) for found in outcomes]
+
+
+def spent_per_check(outcomes: list[list[Outcome]]) -> str:
+    """The seconds each check took, summed over the copies, as one line."""
+    totals: dict[str, float] = dict.fromkeys(CHECKS, 0.0)
+    for found in outcomes:
+        for outcome in found:
+            totals[outcome.check] += outcome.seconds
+    spent = ", ".join(f"{check} {seconds:.0f}s" for check, seconds in totals.items() if seconds)
+    return f"Seconds per check over all copies: {spent}"
 
 
 def print_table(rows: list[tuple[str, str, str, float]]) -> None:

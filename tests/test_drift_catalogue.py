@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from helpers import load_module
+from samples.drift import copy_project, line_of
+from samples.drift import drift as change
 
 ROOT = Path(__file__).resolve().parents[1]
 drift = load_module("drift", ROOT / "scripts" / "drift.py")
@@ -87,7 +89,7 @@ def test_a_drift_in_a_fixture_expects_only_the_checks_run_there(tmp_path, capsys
     assert drift.main(["--catalogue", str(bad)]) == 2
     assert capsys.readouterr().err == (
         f"drift: error: {bad}: drift 1 in root 'tests/samples/adopter_project' can expect "
-        "only ['docpact', 'mkdocs', 'mkdocs-quiet']\n"
+        "only ['docpact', 'docpact-core', 'mkdocs', 'mkdocs-quiet']\n"
     )
 
 
@@ -97,3 +99,142 @@ def test_a_fixture_drift_names_its_files_from_the_repository():
     assert [edit["file"] for edit in entry.edits] == [
         "tests/samples/adopter_project/docs/20-trainer-configuration.md"
     ]
+
+
+def _catalogue(tmp_path: Path, entry: str) -> Path:
+    path = tmp_path / "catalogue.toml"
+    path.write_text(
+        f'[[drift]]\nname = "x"\n{entry}\nedits = [{{file = "a", find = "b", replace = "c"}}]\n'
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("entry", "error"),
+    [
+        (
+            'expect = ["mkdocs", "docpact-core"]',
+            'drift 1 expects docpact-core and needs at = "path:line", the finding it makes, '
+            "got ''",
+        ),
+        (
+            'expect = ["docpact"]\nat = "docs/index.md"',
+            'drift 1 expects docpact and needs at = "path:line", the finding it makes, '
+            "got 'docs/index.md'",
+        ),
+        (
+            'expect = ["unit-tests"]\nat = "docs/index.md:3"',
+            "drift 1 has an `at` but expects none of ['docpact', 'docpact-core']",
+        ),
+    ],
+    ids=["missing", "no line", "nothing to locate"],
+)
+def test_a_drift_caught_by_docpact_names_where(tmp_path, capsys, entry, error):
+    """A drift expecting docpact needs `at = "path:line"`; one expecting no docpact has none."""
+    bad = _catalogue(tmp_path, entry)
+    assert drift.main(["--catalogue", str(bad)]) == 2
+    assert capsys.readouterr().err == f"drift: error: {bad}: {error}\n"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [entry for entry in DRIFTS if entry.at],
+    ids=[entry.name for entry in DRIFTS if entry.at],
+)
+def test_every_at_names_a_line_of_the_drifted_tree(entry, tmp_path):
+    """Each `at` names a line of a file of the drifted tree, relative to the drift's root."""
+    for edit in entry.edits:
+        target = tmp_path / edit["file"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((ROOT / edit["file"]).read_text("utf-8"), "utf-8")
+    drift.apply(entry, tmp_path)
+    path, line = entry.at.rsplit(":", 1)
+    edited = tmp_path / entry.root / path
+    text = (edited if edited.exists() else ROOT / entry.root / path).read_text("utf-8")
+    assert 1 <= int(line) <= len(text.splitlines())
+
+
+def test_a_drift_copy_runs_its_expected_checks_and_the_quick_ones():
+    """Long checks a drift does not expect run only with --all-checks; the clean copy runs all."""
+    [entry] = [d for d in DRIFTS if d.name == "default changed in the docs YAML block only"]
+    assert drift.plan(entry, ("properties",)) == [
+        "docpact",
+        "docpact-core",
+        "docs-examples",
+        "mkdocs",
+    ]
+    assert drift.plan(entry, ("properties",), all_checks=True) == [
+        "docpact",
+        "docpact-core",
+        "docs-examples",
+        "unit-tests",
+        "mkdocs",
+    ]
+    assert drift.plan(None, ("properties",)) == [
+        "docpact",
+        "docpact-core",
+        "docs-examples",
+        "unit-tests",
+        "mkdocs",
+        "properties",
+    ]
+    fixture = next(d for d in DRIFTS if d.root)
+    assert drift.plan(fixture, ()) == ["docpact", "docpact-core", "mkdocs", "mkdocs-quiet"]
+
+
+@pytest.fixture
+def adopter(tmp_path: Path) -> Path:
+    """A copy of the fixture adopter with a claim reworded, as its catalogue drift does."""
+    project = copy_project("adopter_project", tmp_path)
+    page = project / "docs" / "20-trainer-configuration.md"
+    change(page, "a share of 1 / num_trained_rows", "a share of 1 / all")
+    return project
+
+
+def test_docpact_catches_only_with_a_finding_at_the_line_named(adopter):
+    """A finding at `at` is the evidence; findings elsewhere only are no catch, and say so."""
+    at = "docs/20-trainer-configuration.md:18"
+    caught = drift.run_check(adopter, "docpact", at=at)
+    assert caught.caught
+    assert caught.evidence.startswith(f"{at}: DP015 claim mass-per-rollout changed since")
+    elsewhere = drift.run_check(adopter, "docpact", at="docs/20-trainer-configuration.md:17")
+    assert not elsewhere.caught
+    assert elsewhere.evidence.startswith(
+        f"NO FINDING AT docs/20-trainer-configuration.md:17; it reported: {at}: DP015 "
+    )
+
+
+def test_docpact_core_leaves_the_claims_contracts_out(adopter):
+    """A reworded claim fails `docpact check` but not the core contract judged alone."""
+    assert drift.run_check(adopter, "docpact").caught
+    core = drift.run_check(adopter, "docpact-core")
+    assert (core.caught, core.evidence) == (False, "")
+    assert (adopter / drift.CORE_PYPROJECT).is_file()
+    loss = adopter / "agentrl" / "loss.py"
+    change(loss, "rollout_token_counts[rid] * num_trained_rows", "num_trained_rows")
+    at = f"agentrl/loss.py:{line_of(loss, 'return [advantage / divisor')}"
+    assert drift.run_check(adopter, "docpact-core", at=at).evidence.startswith(f"{at}: DP003 ")
+
+
+def test_only_an_unknown_drift_is_a_usage_error(capsys):
+    """`--only` naming no drift of the catalogue exits 2 naming it, before any copy is made."""
+    assert drift.main(["--only", "no such drift"]) == 2
+    assert capsys.readouterr().err == (
+        "drift: error: --only names no drift of the catalogue: 'no such drift'\n"
+    )
+
+
+def test_only_cannot_rewrite_the_docs_count(capsys):
+    """`--only` with `--update-docs` exits 2: the count on the page is the whole catalogue's."""
+    assert drift.main(["--only", "adopter: a claim reworded", "--update-docs"]) == 2
+    assert "cannot go with --only" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_only_runs_one_drift_and_not_the_clean_copy(capsys):
+    """`--only NAME` runs that drift's checks alone, and says the clean copy was not run."""
+    assert drift.main(["--only", "adopter: a claim reworded"]) == 0
+    out = capsys.readouterr().out
+    assert "(no drift)" not in out
+    assert "adopter: a claim reworded / docpact: docs/20-trainer-configuration.md:18: DP015" in out
+    assert "1 of 1 drifts caught; the clean copy not run (--only)" in out
