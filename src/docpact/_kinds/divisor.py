@@ -58,6 +58,9 @@ class DivisorContract(ObjectContract):
         declared: `formula`, read.
         statements: Whether the docstring and docs must state the formula (DP022-DP024);
             `statements = false` keeps only the naming rules.
+        restated: Other objects of the package that restate the formula, each a place
+            like the docstring: a module, class or function by its docstring, a string
+            constant by its value.
     """
 
     kind: str = "divisor"
@@ -66,6 +69,7 @@ class DivisorContract(ObjectContract):
     formula: str = ""
     declared: Expr | None = field(default=None, compare=False, repr=False)
     statements: bool = True
+    restated: tuple[str, ...] = ()
 
     @property
     def identifiers(self) -> tuple[str, ...]:
@@ -89,15 +93,45 @@ def _parse(entry: dict[str, Any], key: str) -> DivisorContract:
         msg = f"{key}.formula is compared with the statements, which statements = false turns off"
         raise ValueError(msg)
     declared = declared_formula(formula, operands, f"{key}.formula") if "formula" in entry else None
+    obj = keys.dotted_path(entry.get("object"), f"{key}.object")
+    restated = (
+        _restated(entry["restated"], f"{key}.restated", obj, stated=stated)
+        if "restated" in entry
+        else ()
+    )
     return DivisorContract(
-        object=keys.dotted_path(entry.get("object"), f"{key}.object"),
+        object=obj,
         operands=operands,
         code_names=_code_names(entry.get("code-names", {}), f"{key}.code-names", operands),
         docs=keys.sections(entry.get("docs", []), f"{key}.docs", kind="divisor"),
         formula=formula,
         declared=declared,
         statements=stated,
+        restated=restated,
     )
+
+
+def _restated(value: object, key: str, obj: str, *, stated: bool) -> tuple[str, ...]:
+    """The `restated` list: dotted paths in the object's own package, each once.
+
+    Raises:
+        ValueError: When the value is not such a list, or `statements = false` is set.
+    """
+    if not isinstance(value, list) or not value:
+        msg = f"{key} must be a non-empty list of dotted Python paths, got {value!r}"
+        raise ValueError(msg)
+    if not stated:
+        msg = f"{key} lists places of the formula, which statements = false turns off"
+        raise ValueError(msg)
+    paths = tuple(keys.dotted_path(path, key) for path in value)
+    package = obj.partition(".")[0]
+    if others := [path for path in paths if path.partition(".")[0] != package]:
+        msg = f"{key} may list objects of package {package} only, got {others[0]!r}"
+        raise ValueError(msg)
+    if len(set(paths)) < len(paths):
+        msg = f"{key} lists an object twice: {list(paths)}"
+        raise ValueError(msg)
+    return paths
 
 
 def _code_names(table: object, key: str, operands: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -259,7 +293,7 @@ DIVISOR = Kind(
     name="divisor",
     summary="a function's docstring, division and docs keep naming the operands of its divisor",
     required=frozenset({"object", "operands"}),
-    optional=frozenset({"docs", "code-names", "formula", "statements"}),
+    optional=frozenset({"docs", "code-names", "formula", "statements", "restated"}),
     noun="operand",
     parse=_parse,
     needs_function=True,

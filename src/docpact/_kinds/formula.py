@@ -21,7 +21,7 @@ from docpact._model.formula import render
 from docpact._model.rules import Rule
 from docpact._readers.markdown.statements import statements
 from docpact._readers.python.formula import Untraced, code_formula, read_python
-from docpact._readers.python.sources import filepath
+from docpact._readers.python.sources import filepath, lookup
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -73,6 +73,7 @@ class _Place:
     line: int
     label: str
     found: list[Statement]
+    exists: bool = True
 
 
 def _code(subject: Subject) -> CodeFormula | Untraced | None:
@@ -96,13 +97,39 @@ def _places(subject: Subject) -> list[_Place]:
     text, line = _docstring(subject)
     path = relative(filepath(found), subject.config.root)
     stated = statements(text, line, contract.operands, numerator)
-    places.append(_Place(path, found.docstring.lineno or line, "the docstring", stated))
+    label = f"docstring of {contract.object}"
+    places.append(_Place(path, found.docstring.lineno or line, label, stated))
     for ref, section in docs_sections(subject).items():
         if section is not None:
             page, _, anchor = ref.partition("#")
             stated = statements(section.text, section.line + 1, contract.operands, numerator)
             places.append(_Place(page, section.line, f"section #{anchor}", stated))
+    places += [_restatement(subject, dotted, numerator) for dotted in contract.restated]
     return places
+
+
+def _restatement(subject: Subject, dotted: str, numerator: Expr | None) -> _Place:
+    """A `restated` object as a place: a docstring, or a string constant's value as code."""
+    operands = subject.contract.operands
+    found = lookup(subject.package, dotted.split(".")[1:]) if subject.package else None
+    if found is None:
+        where = subject.config.pyproject.name
+        return _Place(where, subject.contract.line, dotted, [], exists=False)
+    path = relative(filepath(found), subject.config.root)
+    line = found.lineno or 1
+    if found.is_attribute and found.docstring is None and isinstance(found.value, str):
+        try:
+            value = ast.literal_eval(found.value)
+        except (ValueError, SyntaxError):
+            value = None
+        if isinstance(value, str):  # the constant's text, read as a code span
+            stated = statements(f"`{value}`", line, operands, numerator)
+            return _Place(path, line, f"constant {dotted}", stated)
+    if found.docstring is None:
+        return _Place(path, line, f"{dotted}, which has no docstring,", [])
+    line = found.docstring.lineno or line
+    stated = statements(found.docstring.value, line, operands, numerator)
+    return _Place(path, line, f"docstring of {dotted}", stated)
 
 
 def _docstring(subject: Subject) -> tuple[str, int]:
@@ -131,12 +158,12 @@ def _stated(subject: Subject) -> Iterator[tuple[str, int, str]]:
         for statement in place.found:
             if statement.formula is None:
                 yield place.path, statement.line, f"`{statement.source}` {statement.problem}"
-        if not place.found:
-            where = (
-                f"docstring of {contract.object}" if place.label == "the docstring" else place.label
-            )
+        if not place.exists:
+            message = f"restated object {place.label} of {contract.object} does not exist"
+            yield place.path, place.line, message
+        elif not place.found:
             write = f": state it as inline code or math, e.g. `{shown}`" if shown else ""
-            yield place.path, place.line, f"{where} states no formula of the divisor{write}"
+            yield place.path, place.line, f"{place.label} states no formula of the divisor{write}"
 
 
 def _reference(subject: Subject) -> Expr | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from rolloutnorm._explain.explanation import Explanation
+from rolloutnorm._explain.explanation import IMPLEMENTED, Explanation
 from rolloutnorm._report import mass_fraction
 
 __all__ = ["render_markdown", "render_table"]
@@ -45,7 +45,7 @@ def _legend(explanation: Explanation) -> list[str]:
     """What the two mass columns divide by: the code's divisor, then the one it does not use."""
     rows, rollouts = explanation.plan.num_trained_rows, explanation.distinct_trained_rollouts
     return [
-        f"mass: the code's, divided by rollout_token_count * num_trained_rows ({rows})",
+        f"mass: the code's, divided by {IMPLEMENTED}; num_trained_rows = {rows}",
         f"alternative: divided by rollout_token_count * distinct rollouts ({rollouts}); "
         "the code does not use it",
     ]
