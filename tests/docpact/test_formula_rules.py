@@ -311,3 +311,56 @@ def test_a_closed_pipe_ends_a_check_with_findings_quietly(tmp_path: Path) -> Non
     assert result.stdout.count("\n") == 1
     assert "DP023" in result.stdout
     assert result.stderr == ""
+
+
+def write_restated(root: Path, extra: str, restated: str) -> Path:
+    """The project of `write`, whose module also holds `extra` and restates per `restated`."""
+    pyproject = write(root, "return x / max(1, a * b)", keys=f"restated = {restated}\n")
+    module = root / "src/pkg/__init__.py"
+    module.write_text(extra + module.read_text("utf-8"), "utf-8")
+    return pyproject
+
+
+RESTATED = '"""The package: it divides by ``max(1, a * b)``."""\nSHOWN = "max(1, b * a)"\n'
+
+
+def test_restated_objects_are_places_held_to_the_formula(tmp_path: Path) -> None:
+    """The package docstring and a string constant restate the formula; each drift is found."""
+    pyproject = write_restated(tmp_path, RESTATED, '["pkg", "pkg.SHOWN"]')
+    assert check_project(load_config(pyproject)) == []
+    module = tmp_path / "src/pkg/__init__.py"
+    text = module.read_text("utf-8")
+    module.write_text(
+        text.replace("``max(1, a * b)``", "``a * b``", 1).replace('"max(1, b * a)"', '"a + b"'),
+        "utf-8",
+    )
+    assert [str(f) for f in check_project(load_config(pyproject))] == [
+        "src/pkg/__init__.py:1: DP023 `a * b` states `a * b`, but pkg.f divides by `max(1, a * b)`",
+        "src/pkg/__init__.py:2: DP023 `a + b` states `a + b`, but pkg.f divides by `max(1, a * b)`",
+    ]
+
+
+def test_a_restated_object_that_is_gone_or_silent_is_dp022(tmp_path: Path) -> None:
+    pyproject = write_restated(tmp_path, "COUNT = 3\n", '["pkg.GONE", "pkg.COUNT"]')
+    assert [str(f) for f in check_project(load_config(pyproject))] == [
+        "pyproject.toml:1: DP022 restated object pkg.GONE of pkg.f does not exist",
+        "src/pkg/__init__.py:1: DP022 pkg.COUNT, which has no docstring, states no formula "
+        "of the divisor: state it as inline code or math, e.g. `max(1, a * b)`",
+    ]
+
+
+BAD_RESTATED = {
+    '"pkg"': "restated must be a non-empty list of dotted Python paths, got 'pkg'",
+    '["other.x"]': "restated may list objects of package pkg only, got 'other.x'",
+    '["pkg", "pkg"]': "restated lists an object twice: ['pkg', 'pkg']",
+    '["pkg"]\nstatements = false': "restated lists places of the formula, which statements",
+}
+
+
+@pytest.mark.parametrize(("value", "message"), BAD_RESTATED.items(), ids=BAD_RESTATED.keys())
+def test_a_bad_restated_key_is_a_configuration_error(
+    tmp_path: Path, value: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = write(tmp_path, "return x / max(1, a * b)", keys=f"restated = {value}\n")
+    assert main(["check", "--pyproject", str(pyproject)]) == 2
+    assert f"pyproject.toml:5: error: tool.docpact.contract[0].{message}" in capsys.readouterr().err
