@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-__all__ = ["kept_fraction"]
+__all__ = ["StepCounts", "kept_fraction"]
 
 
 def kept_fraction(kept_rows: int, total_rows: int) -> float:
@@ -23,3 +23,24 @@ def kept_fraction(kept_rows: int, total_rows: int) -> float:
         ``kept_rows / total_rows``, 0.0 for a step without rows.
     """
     return kept_rows / total_rows if total_rows else 0.0
+
+
+class StepCounts:
+    """The row counts of one training step.
+
+    Args:
+        kept_rows: The rows kept for training.
+        total_rows: The rows the step generated.
+    """
+
+    def __init__(self, kept_rows: int, total_rows: int) -> None:
+        self.kept_rows = kept_rows
+        self.total_rows = total_rows
+
+    @property
+    def kept_share(self) -> float:
+        """The share of the step's rows kept: ``kept_rows / max(1, total_rows)``.
+
+        `total_rows` counts every row the step generated; a step without rows keeps 0.0.
+        """
+        return self.kept_rows / max(1, self.total_rows)
