@@ -193,14 +193,15 @@ def adopter(tmp_path: Path) -> Path:
 
 def test_docpact_catches_only_with_a_finding_at_the_line_named(adopter):
     """A finding at `at` is the evidence; findings elsewhere only are no catch, and say so."""
-    at = "docs/20-trainer-configuration.md:18"
-    caught = drift.run_check(adopter, "docpact", at=at)
+    page = "docs/20-trainer-configuration.md"
+    line = line_of(adopter / page, "<!-- docpact: claim mass-per-rollout -->")
+    caught = drift.run_check(adopter, "docpact", at=f"{page}:{line}")
     assert caught.caught
-    assert caught.evidence.startswith(f"{at}: DP015 claim mass-per-rollout changed since")
-    elsewhere = drift.run_check(adopter, "docpact", at="docs/20-trainer-configuration.md:17")
+    assert caught.evidence.startswith(f"{page}:{line}: DP015 claim mass-per-rollout changed since")
+    elsewhere = drift.run_check(adopter, "docpact", at=f"{page}:{line - 1}")
     assert not elsewhere.caught
     assert elsewhere.evidence.startswith(
-        f"NO FINDING AT docs/20-trainer-configuration.md:17; it reported: {at}: DP015 "
+        f"NO FINDING AT {page}:{line - 1}; it reported: {page}:{line}: DP015 "
     )
 
 
