@@ -169,7 +169,7 @@ def _docstring_names(subject: Subject) -> Iterator[tuple[str, int, str]]:
 OBJECT = Rule(
     "DP001",
     "the object exists, its source can be read and parsed, it has a docstring, and for a "
-    "divisor contract it is a function",
+    "divisor contract it is a function, method or property",
     "the contract, or the file and line at fault",
     _object,
 )

@@ -270,11 +270,15 @@ class _Parser:
         raise LatexError(msg)
 
     def letters(self) -> str:
-        """A run of letters, digits and escaped underscores: one name."""
-        parts = []
+        """A run of letters, digits and escaped underscores with no space between: one name."""
+        parts: list[str] = []
+        end = -1
         while (token := self.peek()) and (
             _LETTER.fullmatch(token) or token == r"\_" or (parts and token.isdigit())
         ):
+            if parts and self.offset() != end:  # `b a`: a space ends the name
+                break
+            end = self.offset() + len(token)
             self.take()
             parts.append("_" if token == r"\_" else token)
         return "".join(parts)
