@@ -22,6 +22,10 @@ OBJECT = 'object = "ratio._divide.scale_by_rollout"'
 INIT = "src/ratio/__init__.py"
 # The divisor computed again, from the total token count instead of each rollout's.
 DIVISOR_AGAIN = "    divisor = torch.clamp(tokens_per_rollout.sum() * num_trained_rows, min=1)"
+# The divisor's formula, as the docstring (in double backticks) and the guide state it.
+STATED = "max(1, rollout_token_count * num_trained_rows)"
+# The code's divisor line, where DP023 reports a formula every statement disagrees with.
+DIVISOR = "divisor = torch.clamp("
 
 
 @pytest.fixture
@@ -33,6 +37,11 @@ def with_table(project: Path, keys: str) -> None:
     """Give the fixture's pyproject.toml a `[tool.docpact]` table with these keys (TOML lines)."""
     contract = "[[tool.docpact.contract]]"
     drift(project / PYPROJECT, contract, f"[tool.docpact]\n{keys}\n\n{contract}")
+
+
+def restated(formula: str) -> list[tuple[str, str, str]]:
+    """The edits that make the docstring and the guide state another formula of the divisor."""
+    return [(DIVIDE, f"``{STATED}``", f"``{formula}``"), (GUIDE, f"`{STATED}`", f"`{formula}`")]
 
 
 def findings(project: Path) -> list[tuple[str, str, int]]:
@@ -64,126 +73,147 @@ def test_a_contract_may_name_a_re_export_under_another_name(project: Path) -> No
     drift(project / PYPROJECT, OBJECT, 'object = "ratio.scale"')
     assert findings(project) == []
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)  # and the renamed export is still checked
-    assert [code for code, _, _ in findings(project)] == ["DP003"]
+    assert [code for code, _, _ in findings(project)] == ["DP023", "DP003"]
 
 
-# Each drift: the file and text to change, and the one finding it causes, located by a
-# text on the finding's line in the drifted file.
+# Each drift: the file and text to change, and the findings it causes, each located by a
+# text on its line in the drifted file. A drift of the divisor is also a DP023 at the code's
+# divisor, which no statement states any more; a statement lost is a DP022 at its place.
 DRIFTS = {
     "object renamed": (
         [(PYPROJECT, OBJECT, 'object = "ratio._divide.scale_by_rollouts"')],
-        ("DP001", PYPROJECT, "[[tool.docpact.contract]]"),
+        [("DP001", PYPROJECT, "[[tool.docpact.contract]]")],
     ),
     "unknown package": (
         [(PYPROJECT, OBJECT, 'object = "nosuch.scale_by_rollout"')],
-        ("DP001", PYPROJECT, "[[tool.docpact.contract]]"),
+        [("DP001", PYPROJECT, "[[tool.docpact.contract]]")],
     ),
     "a class, not a function": (
         [(PYPROJECT, OBJECT, 'object = "ratio._divide.RolloutStats"')],
-        ("DP001", DIVIDE, "class RolloutStats"),
+        [("DP001", DIVIDE, "class RolloutStats")],
     ),
     "an attribute, not a function": (
         [(PYPROJECT, OBJECT, 'object = "ratio._divide.__all__"')],
-        ("DP001", DIVIDE, "__all__ = ["),
+        [("DP001", DIVIDE, "__all__ = [")],
     ),
     "no docstring": (
         [(DIVIDE, '    """Divide each row', '    _ = """Divide each row')],
-        ("DP001", DIVIDE, "def scale_by_rollout"),
+        [("DP001", DIVIDE, "def scale_by_rollout")],
     ),
     "syntax error in the module": (
         [(DIVIDE, "opmath = torch.float32", "opmath = torch.float32 +")],
-        ("DP001", DIVIDE, "opmath = torch.float32 +"),
+        [("DP001", DIVIDE, "opmath = torch.float32 +")],
     ),
     "syntax error in the package": (
         [("src/ratio/__init__.py", "__all__ = [", "__all__ = [[")],
-        ("DP001", "src/ratio/__init__.py", "__all__ = [["),
+        [("DP001", "src/ratio/__init__.py", "__all__ = [[")],
     ),
     "package not UTF-8": (
         [(INIT, b"__all__ = [", b"__all__ = [  # \xff")],
-        ("DP001", INIT, "__all__ = ["),
+        [("DP001", INIT, "__all__ = [")],
     ),
     "module not UTF-8": (
         [(DIVIDE, b"opmath = torch.float32", b"opmath = torch.float32  # \xff")],
-        ("DP001", DIVIDE, "opmath = torch.float32"),
+        [("DP001", DIVIDE, "opmath = torch.float32")],
     ),
     "NUL byte in the package": (
         [(INIT, "__all__ = [", "__all__ = [  # \x00")],
-        ("DP001", INIT, "__all__ = ["),
+        [("DP001", INIT, "__all__ = [")],
     ),
     "NUL byte in the module": (
         [(DIVIDE, "opmath = torch.float32", "opmath = torch.float32  # \x00")],
-        ("DP001", DIVIDE, "opmath = torch.float32"),
+        [("DP001", DIVIDE, "opmath = torch.float32")],
     ),
     "docstring lost the inline code": (
-        [(DIVIDE, "by `rollout_token_count` times", "by rollout_token_count times")],
-        ("DP002", DIVIDE, '"""Divide each row'),
+        [
+            (DIVIDE, "by `rollout_token_count` times", "by rollout_token_count times"),
+            (DIVIDE, f"``{STATED}``", STATED),
+        ],
+        [("DP002", DIVIDE, '"""Divide each row'), ("DP022", DIVIDE, '"""Divide each row')],
     ),
     "divisor counts distinct rollouts": (
         [(DIVIDE, *DISTINCT_ROLLOUTS)],
-        ("DP003", DIVIDE, "scaled = advantages"),
+        [("DP023", DIVIDE, DIVISOR), ("DP003", DIVIDE, "scaled = advantages")],
     ),
     "parameter renamed": (
         [
             (DIVIDE, "    num_trained_rows: int,", "    num_rows: int,"),
             (DIVIDE, "* num_trained_rows, min=1", "* num_rows, min=1"),
         ],
-        ("DP003", DIVIDE, "def scale_by_rollout"),
+        [("DP003", DIVIDE, "def scale_by_rollout"), ("DP023", DIVIDE, DIVISOR)],
     ),
     "parameter renamed, the old name kept as a local": (
         [
             (DIVIDE, "    num_trained_rows: int,", "    trained_rows: int,"),
             (DIVIDE, "    rollout_token_count = ", "    num_trained_rows = int(trained_rows)\n$"),
         ],
-        ("DP003", DIVIDE, "def scale_by_rollout"),
+        [("DP003", DIVIDE, "def scale_by_rollout")],
     ),
     "divisor overwritten before the division": (
         [(DIVIDE, "    opmath = ", DIVISOR_AGAIN + "\n    opmath = ")],
-        ("DP003", DIVIDE, "scaled = advantages"),
+        [("DP023", DIVIDE, DIVISOR_AGAIN), ("DP003", DIVIDE, "scaled = advantages")],
     ),
     "second division divides another value": (
         [
             (DIVIDE, "(rollout_token_count * num_trained_rows, min=1)", "(rollout_token_count)"),
             (DIVIDE, "    return scaled.to(", "    other = advantages / num_trained_rows\n$"),
         ],
-        ("DP003", DIVIDE, "scaled = advantages"),
+        [("DP023", DIVIDE, DIVISOR), ("DP003", DIVIDE, "scaled = advantages")],
     ),
     "docs section lost the inline code": (
-        [(GUIDE, "`rollout_token_count * num_trained_rows`", "rollout_token_count * rows")],
-        ("DP004", GUIDE, "## Per-rollout mean loss"),
+        [(GUIDE, "`max(1, rollout_token_count * num_trained_rows)`", "rollout_token_count * rows")],
+        [
+            ("DP004", GUIDE, "## Per-rollout mean loss"),
+            ("DP022", GUIDE, "## Per-rollout mean loss"),
+        ],
     ),
     "docs page missing": (
         [(PYPROJECT, "docs/guide.md#", "docs/gone.md#")],
-        ("DP005", PYPROJECT, "[[tool.docpact.contract]]"),
+        [("DP005", PYPROJECT, "[[tool.docpact.contract]]")],
     ),
     "docs heading renamed": (
         [(GUIDE, "## Per-rollout mean loss", "## Per-rollout loss")],
-        ("DP005", PYPROJECT, "[[tool.docpact.contract]]"),
+        [("DP005", PYPROJECT, "[[tool.docpact.contract]]")],
     ),
     "docs heading commented out": (
         [(GUIDE, "## Per-rollout mean loss", "<!--\n## Per-rollout mean loss\n-->")],
-        ("DP005", PYPROJECT, "[[tool.docpact.contract]]"),
+        [("DP005", PYPROJECT, "[[tool.docpact.contract]]")],
     ),
     "docs operand only in an HTML comment": (
         [
-            (GUIDE, "`rollout_token_count * num_trained_rows`", "`rollout_token_count` times"),
+            (
+                GUIDE,
+                "`max(1, rollout_token_count * num_trained_rows)`",
+                "`rollout_token_count` times",
+            ),
             (GUIDE, "`num_trained_rows` counts", "<!-- `num_trained_rows` --> the rows counts"),
         ],
-        ("DP004", GUIDE, "## Per-rollout mean loss"),
+        [
+            ("DP004", GUIDE, "## Per-rollout mean loss"),
+            ("DP022", GUIDE, "## Per-rollout mean loss"),
+        ],
     ),
     "docs code span across a paragraph break": (
         [
-            (GUIDE, "`rollout_token_count * num_trained_rows`", "`rollout_token_count` times"),
+            (
+                GUIDE,
+                "`max(1, rollout_token_count * num_trained_rows)`",
+                "`rollout_token_count` times",
+            ),
             (GUIDE, "`num_trained_rows` counts", "` is cut.\n\nnum_trained_rows` counts"),
         ],
-        ("DP004", GUIDE, "## Per-rollout mean loss"),
+        [
+            ("DP004", GUIDE, "## Per-rollout mean loss"),
+            ("DP022", GUIDE, "## Per-rollout mean loss"),
+        ],
     ),
     "division gone": (
         [(DIVIDE, "advantages.to(opmath) / divisor", "advantages.to(opmath) * divisor")],
-        ("DP006", DIVIDE, "def scale_by_rollout"),
+        [("DP006", DIVIDE, "def scale_by_rollout")],
     ),
     "division multiplied by a reciprocal instead": (
         [(DIVIDE, "/ divisor.to(opmath)", "* divisor.to(opmath).reciprocal()")],
-        ("DP006", DIVIDE, "def scale_by_rollout"),
+        [("DP006", DIVIDE, "def scale_by_rollout")],
     ),
     "dead division": (
         [
@@ -193,23 +223,23 @@ DRIFTS = {
                 "    scaled = advantages\n    _ = advantages.to(opmath) /",
             )
         ],
-        ("DP003", DIVIDE, "_ = advantages.to(opmath) /"),
+        [("DP003", DIVIDE, "_ = advantages.to(opmath) /")],
     ),
     "division result overwritten before the return": (
         [(DIVIDE, "    return scaled.to(", "    scaled = advantages.to(opmath)\n$")],
-        ("DP003", DIVIDE, "scaled = advantages.to(opmath) /"),
+        [("DP003", DIVIDE, "scaled = advantages.to(opmath) /")],
     ),
     "operand reached only through numel()": (
         [(DIVIDE, "clamp(rollout_token_count *", "clamp(rollout_token_count.numel() *")],
-        ("DP003", DIVIDE, "scaled = advantages"),
+        [("DP023", DIVIDE, DIVISOR), ("DP003", DIVIDE, "scaled = advantages")],
     ),
     "operand reached only through len()": (
         [(DIVIDE, "clamp(rollout_token_count *", "clamp(len(rollout_token_count) *")],
-        ("DP003", DIVIDE, "scaled = advantages"),
+        [("DP023", DIVIDE, DIVISOR), ("DP003", DIVIDE, "scaled = advantages")],
     ),
     "operand reached only through an attribute": (
         [(DIVIDE, "clamp(rollout_token_count *", "clamp(rollout_token_count.shape[0] *")],
-        ("DP003", DIVIDE, "scaled = advantages"),
+        [("DP023", DIVIDE, DIVISOR), ("DP003", DIVIDE, "scaled = advantages")],
     ),
 }
 
@@ -223,15 +253,17 @@ def apply(project: Path, edits: list[tuple[str, str | bytes, str | bytes]]) -> N
 
 
 @pytest.mark.parametrize(("edits", "expected"), DRIFTS.values(), ids=DRIFTS.keys())
-def test_each_drift_gives_its_one_finding(
-    project: Path, edits: list[tuple[str, str, str]], expected: tuple[str, str, str]
+def test_each_drift_gives_its_findings(
+    project: Path, edits: list[tuple[str, str, str]], expected: list[tuple[str, str, str]]
 ) -> None:
     apply(project, edits)
-    code, path, text_on_line = expected
-    assert findings(project) == [(code, path, line_of(project / path, text_on_line))]
+    assert findings(project) == [
+        (code, path, line_of(project / path, text_on_line)) for code, path, text_on_line in expected
+    ]
 
 
-# Rewrites that keep the contract: docpact must not report them.
+# Rewrites that keep the contract: docpact must not report them. A rewrite that changes the
+# divisor's formula restates it in the docstring and the guide, as its author must.
 KEPT = {
     "torch.div with the divisor as other=": [
         (
@@ -244,6 +276,7 @@ KEPT = {
     "division split over two statements": [
         (DIVIDE, "(rollout_token_count * num_trained_rows, min=1)", "(rollout_token_count, min=1)"),
         (DIVIDE, "    return scaled.to(", "    scaled = scaled / num_trained_rows\n$"),
+        *restated("max(1, rollout_token_count) * num_trained_rows"),
     ],
     "augmented divisions in a row": [
         (DIVIDE, "(rollout_token_count * num_trained_rows, min=1)", "(rollout_token_count, min=1)"),
@@ -253,6 +286,7 @@ KEPT = {
             "    scaled = advantages.to(opmath)\n    scaled /= ",
         ),
         (DIVIDE, "    return scaled.to(", "    scaled /= num_trained_rows\n$"),
+        *restated("max(1, rollout_token_count) * num_trained_rows"),
     ],
     "divisor assigned in both branches": [
         (
@@ -261,6 +295,7 @@ KEPT = {
             "    if codes.numel():\n        divisor = torch.clamp(",
         ),
         (DIVIDE, "    opmath = ", "    else:\n    " + DIVISOR_AGAIN + "\n$"),
+        (PYPROJECT, "docs = [", f'formula = "{STATED}"\ndocs = ['),
     ],
     "division in place with div_": [
         (
@@ -288,12 +323,13 @@ KEPT = {
     ],
     "operand through a method that keeps its values": [
         (DIVIDE, "clamp(rollout_token_count *", "clamp(rollout_token_count.mul(1).abs() *"),
+        *restated("max(1, abs(rollout_token_count * 1) * num_trained_rows)"),
     ],
     "commuted product": [
         (
             DIVIDE,
-            "rollout_token_count * num_trained_rows",
-            "num_trained_rows * rollout_token_count",
+            "(rollout_token_count * num_trained_rows, min=1)",
+            "(num_trained_rows * rollout_token_count, min=1)",
         ),
     ],
     "operand through methods that keep its values": [
@@ -302,18 +338,24 @@ KEPT = {
             "clamp(rollout_token_count *",
             "clamp(rollout_token_count.to(torch.int64).clamp_min(0) *",
         ),
+        *restated("max(1, max(0, rollout_token_count) * num_trained_rows)"),
     ],
     "chain of divisions": [
         (DIVIDE, "(rollout_token_count * num_trained_rows, min=1)", "(rollout_token_count, min=1)"),
         (DIVIDE, ".unsqueeze(-1)\n", ".unsqueeze(-1) / num_trained_rows\n"),
+        *restated("max(1, rollout_token_count) * num_trained_rows"),
     ],
     "division returned directly": [
         (DIVIDE, "    scaled = advantages.to(opmath) /", "    return advantages.to(opmath) /"),
         (DIVIDE, "    return scaled.to(advantages.dtype)\n", ""),
     ],
     "docs operand named only in a subsection": [
-        (GUIDE, "`num_trained_rows` counts", "### Rows\n\n`num_trained_rows` counts"),
-        (GUIDE, "`rollout_token_count * num_trained_rows`", "`rollout_token_count` times"),
+        (
+            GUIDE,
+            "`num_trained_rows` counts",
+            f"### Rows\n\nIt is `{STATED}`: `num_trained_rows` counts",
+        ),
+        (GUIDE, f"`{STATED}`, where", "`rollout_token_count` times the rows, where"),
     ],
 }
 
@@ -328,7 +370,8 @@ def test_each_rewrite_that_keeps_the_contract_gives_no_finding(
 
 def test_a_finding_names_the_missing_operand(project: Path) -> None:
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
-    [finding] = check_project(load_config(project / PYPROJECT))
+    formula, finding = check_project(load_config(project / PYPROJECT))
+    assert formula.code == "DP023"
     assert finding.message == (
         "no division in ratio._divide.scale_by_rollout computes its divisor "
         "from operand `rollout_token_count`"
@@ -373,10 +416,14 @@ def test_an_unreadable_module_names_the_reason(project: Path) -> None:
 
 
 def test_every_operand_missing_from_the_docs_is_a_finding(project: Path) -> None:
-    drift(project / GUIDE, "`rollout_token_count * num_trained_rows`", "the product")
+    drift(project / GUIDE, "`max(1, rollout_token_count * num_trained_rows)`", "the product")
     drift(project / GUIDE, "`num_trained_rows` counts", "it counts")
     line = line_of(project / GUIDE, "## Per-rollout mean loss")
-    assert findings(project) == [("DP004", GUIDE, line), ("DP004", GUIDE, line)]
+    assert findings(project) == [
+        ("DP004", GUIDE, line),
+        ("DP004", GUIDE, line),
+        ("DP022", GUIDE, line),
+    ]
 
 
 def test_checking_never_imports_torch() -> None:
@@ -490,7 +537,7 @@ NUMPY_ARGS = """    Parameters
     Returns
     -------
     torch.Tensor
-        The scaled advantages.
+        The advantages, each row divided by ``max(1, rollout_token_count * num_trained_rows)``.
 """
 GOOGLE_ARGS = """    Args:
         advantages: Advantages of shape (rows, tokens).
@@ -499,7 +546,7 @@ GOOGLE_ARGS = """    Args:
         num_trained_rows: Rows trained in this step.
 
     Returns:
-        The scaled advantages.
+        The advantages, each row divided by ``max(1, rollout_token_count * num_trained_rows)``.
 """
 OPTIONS = "          options:\n"
 
@@ -563,7 +610,7 @@ def test_a_decorated_function_is_checked(project: Path) -> None:
     )
     assert findings(project) == []
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
-    assert [code for code, _, _ in findings(project)] == ["DP003"]
+    assert [code for code, _, _ in findings(project)] == ["DP023", "DP003"]
 
 
 def test_a_stub_beside_the_module_does_not_hide_its_body(project: Path) -> None:
@@ -610,33 +657,45 @@ def test_empty_or_nul_paths_are_a_configuration_error(project: Path, paths: str)
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "says"),
+    ("old", "new", "says", "also"),
     [
         (
             "/ divisor.to(opmath)",
             "* divisor.to(opmath).reciprocal()",
             "multiplies by a reciprocal, which docpact does not follow: write `x / divisor`",
+            [],
         ),
-        ("/ divisor.to(opmath)", "* (divisor.to(opmath) ** -1)", "multiplies by a reciprocal"),
-        ("/ divisor.to(opmath)", "* _inverse_of(divisor)", "a division inside a helper function"),
+        ("/ divisor.to(opmath)", "* (divisor.to(opmath) ** -1)", "multiplies by a reciprocal", []),
+        (
+            "/ divisor.to(opmath)",
+            "* _inverse_of(divisor)",
+            "a division inside a helper function",
+            [],
+        ),
         (
             "clamp(rollout_token_count *",
             "clamp(rollout_token_count.numel() *",
             "(still used at line 34 through a method (`rollout_token_count.numel()`))",
+            ["DP023"],
         ),
         (
             "    return scaled.to(",
             "    scaled = advantages.to(opmath)\n    return scaled.to(",
             "no division in ratio._divide.scale_by_rollout reaches the value it returns",
+            [],
         ),
     ],
 )
 def test_a_flagged_rewrite_says_how_to_write_it(
-    project: Path, old: str, new: str, says: str
+    project: Path, old: str, new: str, says: str, also: list[str]
 ) -> None:
-    """A reciprocal, a helper, a `.numel()` or a dead division: the message says what to do."""
+    """A reciprocal, a helper, a `.numel()` or a dead division: the message says what to do.
+
+    A rewrite that changes the divisor's formula is also a DP023, before it at the divisor.
+    """
     drift(project / DIVIDE, old, new)
-    [finding] = check_project(load_config(project / PYPROJECT))
+    *formula, finding = check_project(load_config(project / PYPROJECT))
+    assert [found.code for found in formula] == also
     assert says in finding.message
 
 

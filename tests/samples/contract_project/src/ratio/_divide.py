@@ -28,7 +28,7 @@ def scale_by_rollout(
         num_trained_rows: Rows trained in this step.
 
     Returns:
-        The scaled advantages.
+        The advantages, each row divided by ``max(1, rollout_token_count * num_trained_rows)``.
     """
     rollout_token_count = tokens_per_rollout[codes]
     divisor = torch.clamp(rollout_token_count * num_trained_rows, min=1)
