@@ -44,7 +44,7 @@ def test_a_body_without_division_is_reported_at_its_def(tmp_path: Path) -> None:
         return function
     @keep
     def f(x, a, b):
-        """Scale by `a` and `b`."""
+        """Divide by `a * b`."""
         return x * a * b
     '''
     assert check(tmp_path, source) == [
@@ -62,7 +62,7 @@ RECIPROCALS = {
 def test_a_multiplication_by_a_reciprocal_is_named_with_its_line(
     tmp_path: Path, factor: str
 ) -> None:
-    source = f'def f(x, a, b):\n    """Scale by `a` and `b`."""\n    return x * {factor}\n'
+    source = f'def f(x, a, b):\n    """Divide by `a * b`."""\n    return x * {factor}\n'
     assert check(tmp_path, source) == [
         "src/pkg/__init__.py:1: DP006 pkg.f has no division; its divisor must use `a`, `b` "
         "(line 3 multiplies by a reciprocal, which docpact does not follow: write "
@@ -71,7 +71,7 @@ def test_a_multiplication_by_a_reciprocal_is_named_with_its_line(
 
 
 def test_a_dead_division_is_reported_at_the_division(tmp_path: Path) -> None:
-    source = 'def f(x, a, b):\n    """Scale by `a` and `b`."""\n    y = x / (a * b)\n    return x\n'
+    source = 'def f(x, a, b):\n    """Divide by `a * b`."""\n    y = x / (a * b)\n    return x\n'
     assert check(tmp_path, source) == [
         "src/pkg/__init__.py:3: DP003 no division in pkg.f reaches the value it returns (its "
         "result is unused, or overwritten before the return): return what the division computes"
@@ -84,7 +84,7 @@ def test_a_function_without_source_is_still_checked_for_renamed_parameters(
     """A stub without its module has no body to read; a renamed parameter is still reported."""
     source = '''
     def f(x, c):
-        """Scale by `a` and `b`.
+        """Divide by `a * b`.
 
         Args:
             x: The values.
@@ -104,7 +104,7 @@ def test_reading_the_parameters_of_a_renamed_operand_logs_nothing(
     """Under mkdocs, griffe's warnings on the docstring's parameters do not reach the build."""
     source = '''
     def f(x, c, b):
-        """Scale by `a` and `b`.
+        """Divide by `a * b`.
 
         Args:
             x: The values.
@@ -119,7 +119,8 @@ def test_reading_the_parameters_of_a_renamed_operand_logs_nothing(
     loader.load("pkg")
     assert [str(finding) for finding in extension.findings] == [
         "src/pkg/__init__.py:2: DP003 operand `a` is documented as a parameter of pkg.f but "
-        "the signature has none (renamed?)"
+        "the signature has none (renamed?)",
+        "src/pkg/__init__.py:3: DP023 `a * b` states `a * b`, but pkg.f divides by `b * c`",
     ]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
@@ -147,23 +148,25 @@ def test_an_operand_the_code_spells_otherwise_counts_in_every_form(
     tmp_path: Path, body: str
 ) -> None:
     """`code-names` maps the docs' `a` to the code's `counts`; the docstring names `a`."""
-    source = body.replace(":\n", ':\n    """Scale by `a` and `b`."""\n', 1)
+    source = body.replace(":\n", ':\n    """Divide by `a * b`."""\n', 1)
     assert check_mapped(tmp_path, source, '{ a = "counts" }') == []
 
 
 def test_a_mapped_operand_the_divisor_lost_is_reported_with_both_names(tmp_path: Path) -> None:
-    source = 'def f(x, counts, b):\n    """Scale by `a` and `b`."""\n    return x / b\n'
+    source = 'def f(x, counts, b):\n    """Divide by `a * b`."""\n    return x / b\n'
     assert check_mapped(tmp_path, source, '{ a = "counts" }') == [
+        "src/pkg/__init__.py:2: DP023 `a * b` states `a * b`, but pkg.f divides by `b`",
         "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand "
-        "`a` (`counts` in the code)"
+        "`a` (`counts` in the code)",
     ]
 
 
 def test_without_the_mapping_the_code_name_is_no_operand(tmp_path: Path) -> None:
     """The docs' name is not the code's: the finding says which spelling is close."""
-    source = 'def f(x, as_, b):\n    """Scale by `a` and `b`."""\n    return x / (as_ * b)\n'
+    source = 'def f(x, as_, b):\n    """Divide by `a * b`."""\n    return x / (as_ * b)\n'
     assert check(tmp_path, source) == [
-        "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand `a`"
+        "src/pkg/__init__.py:2: DP023 `a * b` states `a * b`, but pkg.f divides by `b * as_`",
+        "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand `a`",
     ]
 
 
@@ -174,7 +177,7 @@ def test_a_missing_operand_with_a_near_miss_in_the_body_asks_did_you_mean(
     pyproject.mkdir(parents=True)
     (pyproject / "__init__.py").write_text(
         "def f(x, rollout_token_counts, b):\n"
-        '    """Scale by `rollout_token_count` and `b`."""\n'
+        '    """Divide by `rollout_token_count * b`."""\n'
         "    return x / (rollout_token_counts * b)\n",
         "utf-8",
     )
@@ -184,9 +187,11 @@ def test_a_missing_operand_with_a_near_miss_in_the_body_asks_did_you_mean(
     )
     found = check_project(load_config(tmp_path / "pyproject.toml"))
     assert [str(finding) for finding in found] == [
+        "src/pkg/__init__.py:2: DP023 `rollout_token_count * b` states `rollout_token_count * b`, "
+        "but pkg.f divides by `b * rollout_token_counts`",
         "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand "
         "`rollout_token_count` (did you mean `rollout_token_counts`? if the code spells the "
-        'operand so, map it: code-names = { rollout_token_count = "rollout_token_counts" })'
+        'operand so, map it: code-names = { rollout_token_count = "rollout_token_counts" })',
     ]
 
 
@@ -195,12 +200,13 @@ def test_a_renamed_parameter_of_a_mapped_operand_is_named_as_the_code_spells_it(
 ) -> None:
     source = (
         "def f(x, total, b):\n"
-        '    """Scale by `a` and `b`.\n\n    Args:\n        counts: The `a`.\n    """\n'
+        '    """Divide by `a * b`.\n\n    Args:\n        counts: The `a`.\n    """\n'
         "    return x / (total * b)\n"
     )
     assert check_mapped(tmp_path, source, '{ a = "counts" }') == [
         "src/pkg/__init__.py:1: DP003 operand `a` (`counts` in the code) is documented as a "
-        "parameter of pkg.f but the signature has none (renamed?)"
+        "parameter of pkg.f but the signature has none (renamed?)",
+        "src/pkg/__init__.py:2: DP023 `a * b` states `a * b`, but pkg.f divides by `b * total`",
     ]
 
 
@@ -257,7 +263,8 @@ def test_a_divisor_contract_without_an_object_is_an_error_at_its_table(
 
 def test_a_spelling_less_close_than_four_fifths_is_no_near_miss(tmp_path: Path) -> None:
     """`aa` is two thirds like `a`: the finding asks no did-you-mean."""
-    source = 'def f(x, aa, b):\n    """Scale by `a` and `b`."""\n    return x / (aa * b)\n'
+    source = 'def f(x, aa, b):\n    """Divide by `a * b`."""\n    return x / (aa * b)\n'
     assert check(tmp_path, source) == [
-        "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand `a`"
+        "src/pkg/__init__.py:2: DP023 `a * b` states `a * b`, but pkg.f divides by `b * aa`",
+        "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand `a`",
     ]
