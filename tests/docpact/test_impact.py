@@ -11,11 +11,22 @@ import pytest
 
 from docpact.__main__ import main
 from docpact._readers.files import copy_files
-from samples.drift import copy_project, drift
+from samples.drift import copy_project, drift, line_of
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="docpact impact reads git")
 
 ROOT = Path(__file__).resolve().parents[2]
+# The adopter's page, its claim and the contract on its loss, found at their lines.
+PAGE = "docs/20-trainer-configuration.md"
+CLAIM = "<!-- docpact: claim mass-per-rollout -->"
+LOSS_OBJECT = 'object = "agentrl.loss.per_rollout_mean"'
+
+
+def _table(pyproject: Path, object_line: str) -> int:
+    """The line of the `[[tool.docpact.contract]]` table that holds `object_line`."""
+    lines = pyproject.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line == object_line)
+    return next(i for i in range(at, -1, -1) if lines[i] == "[[tool.docpact.contract]]") + 1
 
 
 def _git(root: Path, *args: str) -> None:
@@ -57,12 +68,14 @@ def test_a_change_to_the_loss_puts_its_contract_and_claim_at_risk(
         "count + rollout_token_counts.get(rid, 0)",
     )
     status, lines, _ = _impact(capsys)
+    claim, table = line_of(adopter / PAGE, CLAIM), _table(adopter / "pyproject.toml", LOSS_OBJECT)
+    changed = line_of(adopter / "agentrl/loss.py", "count + rollout_token_counts.get(rid, 0)")
     assert status == 1
     assert lines == [
-        "docs/20-trainer-configuration.md:18: DP101 claim mass-per-rollout depends on changed "
-        "lines: agentrl.loss.per_rollout_mean (agentrl/loss.py:30)",
-        "pyproject.toml:14: DP102 contract agentrl.loss.per_rollout_mean depends on changed "
-        "lines: its object agentrl.loss.per_rollout_mean (agentrl/loss.py:30)",
+        f"{PAGE}:{claim}: DP101 claim mass-per-rollout depends on changed "
+        f"lines: agentrl.loss.per_rollout_mean (agentrl/loss.py:{changed})",
+        f"pyproject.toml:{table}: DP102 contract agentrl.loss.per_rollout_mean depends on changed "
+        f"lines: its object agentrl.loss.per_rollout_mean (agentrl/loss.py:{changed})",
     ]
 
 
@@ -72,15 +85,15 @@ def test_a_reworded_claim_and_its_section_are_listed_at_their_lines(
     page = adopter / "docs/20-trainer-configuration.md"
     drift(page, "whatever its rows.", "whatever its rows or tokens.")
     status, lines, _ = _impact(capsys, "--format", "github")
+    claim, table = line_of(page, CLAIM), _table(adopter / "pyproject.toml", LOSS_OBJECT)
+    text = line_of(page, "whatever its rows or tokens.")
     assert status == 1
     assert lines == [
-        "::error file=docs/20-trainer-configuration.md,line=18,title=DP101::claim "
-        "mass-per-rollout depends on changed lines: its text "
-        "(docs/20-trainer-configuration.md:19)",
-        "::error file=pyproject.toml,line=14,title=DP102::contract agentrl.loss.per_rollout_mean "
-        "depends on changed lines: its docs section "
-        "docs/20-trainer-configuration.md#per-rollout_mean_loss "
-        "(docs/20-trainer-configuration.md:19)",
+        f"::error file={PAGE},line={claim},title=DP101::claim "
+        f"mass-per-rollout depends on changed lines: its text ({PAGE}:{text})",
+        f"::error file=pyproject.toml,line={table},title=DP102::contract "
+        "agentrl.loss.per_rollout_mean depends on changed lines: its docs section "
+        f"{PAGE}#per-rollout_mean_loss ({PAGE}:{text})",
     ]
 
 
@@ -143,6 +156,10 @@ def test_a_change_to_the_normalization_lists_the_trainer_pages_claims_and_contra
     status, lines, _ = _impact(capsys)
     assert status == 1
     at = [line.split(" depends on")[0] for line in lines]
+    table = _table(
+        repository / "pyproject.toml",
+        'object = "rolloutnorm._normalize.normalize_advantages_by_rollout"',
+    )
 
     # The real-loop claims whose properties read the batches the retention step made.
     assert at == [
@@ -157,7 +174,8 @@ def test_a_change_to_the_normalization_lists_the_trainer_pages_claims_and_contra
         "docs/verl-actor-update.md:87: DP101 claim kl-per-step",
         "docs/verl-actor-update.md:110: DP101 claim bf16-masses",
         "docs/verl.md:311: DP101 claim dp-size-sum",
-        "pyproject.toml:183: DP102 contract rolloutnorm._normalize.normalize_advantages_by_rollout",
+        f"pyproject.toml:{table}: DP102 contract "
+        "rolloutnorm._normalize.normalize_advantages_by_rollout",
     ]
     assert all("rolloutnorm._normalize.normalize_advantages_by_rollout" in line for line in lines)
 
@@ -192,10 +210,13 @@ def test_a_contract_whose_object_or_table_changed_is_listed(
 ) -> None:
     """An object no longer found is at risk through its module; so is an edited table."""
     path, find, replace = edit
+    table = _table(adopter / "pyproject.toml", LOSS_OBJECT)
     drift(adopter / path, find, replace)
     status, lines, _ = _impact(capsys)
     assert status == 1
-    assert any(line.startswith("pyproject.toml:14: DP102 ") and listed in line for line in lines)
+    assert any(
+        line.startswith(f"pyproject.toml:{table}: DP102 ") and listed in line for line in lines
+    )
 
 
 def test_a_deleted_module_and_page_put_their_contract_at_risk(
@@ -229,9 +250,10 @@ def test_a_decorator_above_the_binding_is_part_of_the_property(
     _git(adopter, "commit", "-qam", "parametrized")
     drift(tests, "[1, 2]", "[1]")
     status, lines, _ = _impact(capsys)
+    claim = line_of(adopter / PAGE, CLAIM)
     assert (status, [line.split(" depends")[0] for line in lines]) == (
         1,
-        ["docs/20-trainer-configuration.md:18: DP101 claim mass-per-rollout"],
+        [f"{PAGE}:{claim}: DP101 claim mass-per-rollout"],
     )
 
 
