@@ -68,7 +68,7 @@ def test_a_namespace_package_without_a_docstring_is_reported_at_line_1(tmp_path:
 
 def test_a_function_known_only_from_its_stub_has_no_source_to_read(tmp_path: Path) -> None:
     """With a `.pyi` and no `.py`, DP001 says the divisor's body cannot be read, at the stub."""
-    stub = '"""Stub."""\n\n\ndef f(x: int) -> int:\n    """Divide by `x`."""\n'
+    stub = '"""Stub."""\n\n\ndef f(x: int) -> int:\n    """Return `1 / x`."""\n'
     pyproject = project(tmp_path, DIVISOR.format("pk.m.f"), {"src/pk/m.pyi": stub})
     assert found(pyproject) == ["src/pk/m.pyi:4: DP001 pk.m.f has no source that docpact can read"]
 
@@ -198,7 +198,7 @@ PKGUTIL_INIT = (
     '__path__ = __import__("pkgutil").extend_path(__path__, __name__)\n\n\n'
     "def f(x):\n    return 1 / x\n"
 )
-INIT_STUB = '"""Stub."""\n\n\ndef f(x: float) -> float:\n    """Divide by `x`."""\n'
+INIT_STUB = '"""Stub."""\n\n\ndef f(x: float) -> float:\n    """Return `1 / x`."""\n'
 
 
 def test_a_stub_griffe_prefers_to_its_module_still_has_the_modules_body_read(
@@ -223,13 +223,13 @@ def test_a_stub_whose_def_is_not_on_the_modules_line_has_no_source_to_read(
 
 
 def test_a_module_with_a_byte_order_mark_has_its_body_read(tmp_path: Path) -> None:
-    module = '\ufeff"""P."""\n\n\ndef f(x):\n    """Divide by `x`."""\n    return 1 / x\n'
+    module = '\ufeff"""P."""\n\n\ndef f(x):\n    """Return `1 / x`."""\n    return 1 / x\n'
     assert found(project(tmp_path, DIVISOR.format("pk.f"), {"src/pk/__init__.py": module})) == []
 
 
 def test_a_warning_while_reading_a_functions_body_names_the_file(tmp_path: Path) -> None:
     """Both reads of the module, griffe's and docpact's, warn at its path and line."""
-    module = '"""P."""\n\n\ndef f(x):\n    """Divide by `x`."""\n    return "\\d" / x\n'
+    module = '"""P."""\n\n\ndef f(x):\n    """Return `s / x`."""\n    return "\\d" / x\n'
     pyproject = project(tmp_path, DIVISOR.format("pk.f"), {"src/pk/__init__.py": module})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
