@@ -364,3 +364,12 @@ def test_a_bad_restated_key_is_a_configuration_error(
     pyproject = write(tmp_path, "return x / max(1, a * b)", keys=f"restated = {value}\n")
     assert main(["check", "--pyproject", str(pyproject)]) == 2
     assert f"pyproject.toml:5: error: tool.docpact.contract[0].{message}" in capsys.readouterr().err
+
+
+def test_a_restructuredtext_math_role_in_the_docstring_is_read_as_latex(tmp_path: Path) -> None:
+    # Escaped twice: the docstring is written into a module's source, which unescapes it.
+    formula = "max(1, a * b)`` and :math:`\\\\max(1, \\\\mathrm{a} + \\\\mathrm{b})`, ``a"
+    assert check(tmp_path, "return x / max(1, a * b)", formula=formula) == [
+        "src/pkg/__init__.py:2: DP023 `\\max(1, \\mathrm{a} + \\mathrm{b})` states "
+        "`max(1, a + b)`, but pkg.f divides by `max(1, a * b)`"
+    ]

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: MIT
 r"""The statements of a divisor's formula in a docstring or a docs section.
 
-A statement is a code span or a math expression (`$...$`, `$$...$$`, `\(...\)`,
-`\[...\]`), or the denominator of a `/` or `\frac` inside one, that holds every operand,
-or the guard applied to any of them. A division whose numerator is the code's numerator
-states its divisor too, whatever its denominator. Where a division's denominator is a
-statement, the division around it is not; a name alone is a mention, not a statement, unless
-it is a denominator (`hits / lookups`). Other formulas (`1 / num_trained_rows`) are
-neither compared nor reported. Only what a reader sees counts: fenced code and HTML comments
-hold no statement.
+A statement is a code span or a math expression (`$...$`, `$$...$$`, `\(...\)`, `\[...\]`,
+reStructuredText's `:math:` role), or the denominator of a `/` or `\frac` inside one, that
+holds every operand, or the guard applied to any of them. A division whose numerator is the
+code's numerator states its divisor too, whatever its denominator. Where a division's
+denominator is a statement, the division around it is not; a name alone is a mention, not a
+statement, unless it is a denominator (`hits / lookups`). Other formulas
+(`1 / num_trained_rows`) are neither compared nor reported. Only what a reader sees counts:
+fenced code and HTML comments hold no statement.
 """
 
 from __future__ import annotations
@@ -80,11 +80,11 @@ def statements(
         code = span["code"]
         if code is not None:
             start = span.start + len(span["ticks"] or "")
+            # reStructuredText's :math:`...` role holds LaTeX, not code.
+            read = _latex if prose.endswith(":math:", 0, span.start) else _python
             found += [
                 (start + offset, statement)
-                for offset, statement in _python(
-                    code, operands, numerator, prose, start, first_line
-                )
+                for offset, statement in read(code, operands, numerator, prose, start, first_line)
             ]
     blanked.append(prose[at:])
     math_text = "".join(blanked)
