@@ -31,9 +31,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def drifted(project: Path) -> Path:
-    """The fixture project with a finding in the code and one in the docs."""
+    """The fixture project with a finding in the docs and two in the code.
+
+    The code's divisor lost an operand (DP003), and so differs from the formula the docstring
+    and docs state (DP023).
+    """
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
-    drift(project / GUIDE, "`rollout_token_count * num_trained_rows`", "the token count")
+    drift(project / GUIDE, "`max(1, rollout_token_count * num_trained_rows)`", "the token count")
     return project
 
 
@@ -51,10 +55,17 @@ def test_findings_print_sorted_by_path_and_exit_1(
     out, err = capsys.readouterr()
     assert err == ""
     division = line_of(drifted / DIVIDE, "scaled = advantages")
+    divisor = line_of(drifted / DIVIDE, "divisor = torch.clamp(")
     heading = line_of(drifted / GUIDE, "## Per-rollout mean loss")
+    docstring = line_of(drifted / DIVIDE, "``max(1, rollout_token_count")
+    math = line_of(drifted / GUIDE, r"\hat{A}_i")
     assert out.splitlines() == [
         f"{GUIDE}:{heading}: DP004 section #per-rollout-mean-loss does not name operand "
         "`rollout_token_count` as inline code",
+        f"{DIVIDE}:{divisor}: DP023 ratio._divide.scale_by_rollout divides by "
+        "`max(1, num_trained_rows * numel(unique(codes)))`, but its docstring and docs state "
+        f"`max(1, rollout_token_count * num_trained_rows)` ({DIVIDE}:{docstring}, {GUIDE}:{math}): "
+        "change the code back, or the statements",
         f"{DIVIDE}:{division}: DP003 no division in ratio._divide.scale_by_rollout computes "
         "its divisor from operand `rollout_token_count`",
     ]
@@ -66,8 +77,8 @@ def test_github_format_prints_annotations(
     assert main(["check", "--format", "github"]) == 1
     lines = capsys.readouterr().out.splitlines()
     division = line_of(drifted / DIVIDE, "scaled = advantages")
-    assert len(lines) == 2
-    assert lines[1].startswith(f"::error file={DIVIDE},line={division},title=DP003::no division")
+    assert len(lines) == 3
+    assert lines[2].startswith(f"::error file={DIVIDE},line={division},title=DP003::no division")
 
 
 def test_the_pyproject_is_found_from_a_subfolder(
@@ -75,7 +86,7 @@ def test_the_pyproject_is_found_from_a_subfolder(
 ) -> None:
     monkeypatch.chdir(drifted / "src" / "ratio")
     assert main(["check"]) == 1
-    assert len(capsys.readouterr().out.splitlines()) == 2
+    assert len(capsys.readouterr().out.splitlines()) == 3
 
 
 def test_a_pyproject_can_be_named(
@@ -207,6 +218,7 @@ def test_python_m_docpact_runs_the_command_line(drifted: Path) -> None:
     assert result.returncode == 1
     assert [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()] == [
         "DP004",
+        "DP023",
         "DP003",
     ]
     assert result.stderr == ""
@@ -224,10 +236,10 @@ def test_version_prints_docpacts_own_version(capsys: pytest.CaptureFixture[str])
 @pytest.mark.parametrize(
     ("args", "codes"),
     [
-        ([], ["DP004", "DP003"]),
+        ([], ["DP004", "DP023", "DP003"]),
         (["--select", "DP003"], ["DP003"]),
         (["--select", "dp003, DP004"], ["DP004", "DP003"]),
-        (["--ignore", "DP004"], ["DP003"]),
+        (["--ignore", "DP004"], ["DP023", "DP003"]),
         (["--select", "DP003,DP004", "--ignore", "DP003"], ["DP004"]),
         (["--select", "DP001"], []),
     ],
@@ -417,6 +429,7 @@ def test_without_arguments_main_reads_the_command_line(
     assert main() == 1
     assert [line.split(",")[0] for line in capsys.readouterr().out.splitlines()] == [
         f"::error file={GUIDE}",
+        f"::error file={DIVIDE}",
         f"::error file={DIVIDE}",
     ]
 
