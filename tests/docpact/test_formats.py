@@ -59,9 +59,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def broken(project: Path) -> Path:
-    """The fixture project with findings of four codes in three files."""
+    """The fixture project with findings of six codes in three files."""
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
-    drift(project / GUIDE, "`rollout_token_count * num_trained_rows`", "the token count")
+    drift(project / GUIDE, "`max(1, rollout_token_count * num_trained_rows)`", "the token count")
     with (project / "pyproject.toml").open("a", encoding="utf-8") as pyproject:
         pyproject.write(MORE_CONTRACTS)
     return project
@@ -71,6 +71,8 @@ def _expected(project: Path) -> list[tuple[str, str, int, str]]:
     """The broken project's findings, as `(code, path, line, message)`, in printed order."""
     names_line = line_of(project / "pyproject.toml", 'kind = "names"') - 1
     claims_line = line_of(project / "pyproject.toml", 'kind = "claims"') - 1
+    docstring = line_of(project / DIVIDE, "``max(1, rollout_token_count")
+    math = line_of(project / GUIDE, r"\hat{A}_i")
     return [
         (
             "DP004",
@@ -89,6 +91,15 @@ def _expected(project: Path) -> list[tuple[str, str, int, str]]:
         ),
         ("DP012", "pyproject.toml", claims_line, "claims page docs/gone.md does not exist"),
         ("DP014", "pyproject.toml", claims_line, "properties path tests does not exist"),
+        (
+            "DP023",
+            DIVIDE,
+            line_of(project / DIVIDE, "divisor = torch.clamp("),
+            "ratio._divide.scale_by_rollout divides by "
+            "`max(1, num_trained_rows * numel(unique(codes)))`, but its docstring and docs state "
+            f"`max(1, rollout_token_count * num_trained_rows)` ({DIVIDE}:{docstring}, "
+            f"{GUIDE}:{math}): change the code back, or the statements",
+        ),
         (
             "DP003",
             DIVIDE,
@@ -133,9 +144,10 @@ def test_the_json_example_on_the_verification_page_is_what_docpact_prints(
     """
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "__init__.py").write_text(
-        'def f(x, n):\n    """Divide by the count."""\n    return x / n\n', encoding="utf-8"
+        'def f(x, n):\n    """Divide by the count: $x / n$."""\n    return x / n\n',
+        encoding="utf-8",
     )
-    (tmp_path / "d.md").write_text("# X\n\n## Y\n\nDivides by `n`.\n", encoding="utf-8")
+    (tmp_path / "d.md").write_text("# X\n\n## Y\n\nReturns `x / n`.\n", encoding="utf-8")
     (tmp_path / "pyproject.toml").write_text(
         '[tool.docpact]\npaths = ["."]\n\n[[tool.docpact.contract]]\nobject = "m.f"\n'
         'operands = ["n"]\ndocs = ["d.md#y"]\n',
