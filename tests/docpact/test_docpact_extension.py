@@ -41,7 +41,11 @@ def test_the_hook_checks_each_contract_when_griffe_loads_its_package(project: Pa
     loader.load("ratio")
     assert extension.checked == list(config.contracts)
     line = line_of(project / DIVIDE, "scaled = advantages")
-    assert [(f.code, f.path, f.line) for f in extension.findings] == [("DP003", DIVIDE, line)]
+    divisor = line_of(project / DIVIDE, "divisor = torch.clamp(")
+    assert [(f.code, f.path, f.line) for f in extension.findings] == [
+        ("DP023", DIVIDE, divisor),
+        ("DP003", DIVIDE, line),
+    ]
 
 
 def test_a_griffe_that_never_calls_the_hook_is_an_error_not_a_pass(
@@ -79,9 +83,9 @@ def test_each_finding_is_logged_as_a_docpact_error_by_default(
     loader = GriffeLoader(extensions=load_extensions(extension), search_paths=[project / "src"])
     with caplog.at_level(logging.WARNING, logger="docpact"):
         loader.load("ratio")
-    [finding] = extension.findings
+    assert [finding.code for finding in extension.findings] == ["DP023", "DP003"]
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
-        ("docpact", logging.ERROR, str(finding))
+        ("docpact", logging.ERROR, str(finding)) for finding in extension.findings
     ]
 
 
@@ -199,7 +203,11 @@ def test_an_extension_that_defers_checks_through_its_owner(project: Path) -> Non
     loader.load("ratio")
     assert owner.checked == list(owner.config.contracts)
     line = line_of(project / DIVIDE, "scaled = advantages")
-    assert [(f.code, f.path, f.line) for f in owner.findings] == [("DP003", DIVIDE, line)]
+    divisor = line_of(project / DIVIDE, "divisor = torch.clamp(")
+    assert [(f.code, f.path, f.line) for f in owner.findings] == [
+        ("DP023", DIVIDE, divisor),
+        ("DP003", DIVIDE, line),
+    ]
     assert (deferring.checked, deferring.findings) == ([], [])
 
 

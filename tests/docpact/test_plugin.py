@@ -82,7 +82,7 @@ def test_each_docpact_extension_mkdocstrings_lists_checks_through_the_plugin(
 def test_the_extension_mkdocstrings_makes_checks_once_through_the_plugin(
     project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A page's package is checked by the plugin's checker, and its finding logged once."""
+    """A page's package is checked by the plugin's checker, and its findings logged once."""
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
     plugin, config = _plugin(project)
     plugin.on_pre_build(config=config)
@@ -92,12 +92,16 @@ def test_the_extension_mkdocstrings_makes_checks_once_through_the_plugin(
     with caplog.at_level(logging.INFO):
         loader.load("ratio")
         assert plugin.checker.checked == list(plugin._project.contracts)
-        [finding] = plugin.checker.findings
+        findings = plugin.checker.findings
         plugin.on_post_build(config=config)
     line = line_of(project / DIVIDE, "scaled = advantages")
-    assert (finding.path, finding.line, finding.code) == (DIVIDE, line, "DP003")
+    divisor = line_of(project / DIVIDE, "divisor = torch.clamp(")
+    assert [(finding.path, finding.line, finding.code) for finding in findings] == [
+        (DIVIDE, divisor, "DP023"),
+        (DIVIDE, line, "DP003"),
+    ]
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
-        ("mkdocs.plugins.docpact", logging.ERROR, f"docpact: {finding}")
+        ("mkdocs.plugins.docpact", logging.ERROR, f"docpact: {finding}") for finding in findings
     ]
 
 
@@ -105,7 +109,7 @@ def test_the_contracts_no_page_loaded_are_checked_by_the_plugins_checker(
     project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """After the pages, the plugin's own checker loads and checks what they left."""
-    drift(project / GUIDE, "`rollout_token_count * num_trained_rows`", "the token count")
+    drift(project / GUIDE, "`max(1, rollout_token_count * num_trained_rows)`", "the token count")
     plugin, config = _plugin(project)
     plugin.on_pre_build(config=config)
     with caplog.at_level(logging.INFO):
