@@ -39,8 +39,11 @@ def test_the_strict_build_fails_on_drift_and_passes_once_mended(project: Path) -
 
     broken = build(project)
     assert broken.returncode == 1
-    assert "Aborted with 1 errors in strict mode!" in broken.stdout
-    [error] = [line for line in broken.stdout.splitlines() if line.startswith("ERROR")]
+    assert "Aborted with 2 errors in strict mode!" in broken.stdout
+    # The divisor lost an operand (DP003), and so differs from the stated formula (DP023).
+    formula, error = [line for line in broken.stdout.splitlines() if line.startswith("ERROR")]
+    assert "docpact: src/ratio/_divide.py:" in formula
+    assert "DP023 ratio._divide.scale_by_rollout divides by" in formula
     assert "docpact: src/ratio/_divide.py:" in error
     assert "DP003 no division in ratio._divide.scale_by_rollout computes its divisor" in error
 
@@ -92,8 +95,8 @@ def test_anchors_under_the_sites_own_toc_settings_are_the_built_ids(project: Pat
         "## Per-rollout mean loss\n",
         '!!! note "Note"\n\n    ## Per-rollout mean loss\n',
     )
-    body = "Each row is divided by `rollout_token_count * num_trained_rows`, where\n"
-    body += "`num_trained_rows` counts the rows trained in the step."
+    guide = (project / "docs/guide.md").read_text(encoding="utf-8")
+    body = guide[guide.index("Each row is divided") : guide.index("\n\n## Other settings")]
     drift(project / "docs/guide.md", body, "    " + body.replace("\n", "\n    "))
     drift(project / "pyproject.toml", "#per-rollout-mean-loss", "#per-rollout_mean_loss")
     result = build(project)
@@ -169,7 +172,7 @@ def test_with_the_plugin_each_finding_of_every_kind_is_reported_once(
     assert result.returncode == 1
     warnings = [line for line in result.stdout.splitlines() if line.startswith("ERROR")]
     codes = sorted(
-        code for line in warnings for code in ("DP003", "DP007", "DP013") if code in line
+        code for line in warnings for code in ("DP003", "DP007", "DP013", "DP023") if code in line
     )
-    assert codes == ["DP003", "DP007", "DP013"], result.stdout
-    assert "Aborted with 3 errors" in result.stdout
+    assert codes == ["DP003", "DP007", "DP013", "DP023"], result.stdout
+    assert "Aborted with 4 errors" in result.stdout

@@ -63,11 +63,15 @@ def test_a_finding_fails_a_strict_build_at_every_log_level(
     drift(project / DIVIDE, *DISTINCT_ROLLOUTS)
     status, output = _build(project, strict, level)
     line = line_of(project / DIVIDE, "scaled = advantages")
+    divisor = line_of(project / DIVIDE, "divisor = torch.clamp(")
     assert status == 1, output
+    # The divisor lost an operand (DP003), and so differs from the stated formula (DP023).
+    [formula] = [entry for entry in output.splitlines() if "DP023" in entry]
     [error] = [entry for entry in output.splitlines() if "DP003" in entry]
-    assert error.startswith("ERROR")
+    assert (formula.startswith("ERROR"), error.startswith("ERROR")) == (True, True)
+    assert f"docpact: {DIVIDE}:{divisor}: DP023 ratio._divide.scale_by_rollout divides" in formula
     assert f"docpact: {DIVIDE}:{line}: DP003 no division in ratio._divide.scale_by_rollout" in error
-    assert "Aborted with 1 errors in strict mode!" in output
+    assert "Aborted with 2 errors in strict mode!" in output
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
