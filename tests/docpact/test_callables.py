@@ -41,7 +41,7 @@ def check(
     callable_: tuple[str, str, str],
     *,
     value: str = "hits / {operand}",
-    docstring: str = '"""The share of hits over `lookups`."""',
+    docstring: str = '"""The share of hits over `lookups`: `hits / lookups`."""',
     contract: str = 'operands = ["lookups"]',
 ) -> list[str]:
     """Check a contract on `pkg.Table.share`, whose body returns `value`: `CODES`' findings."""
@@ -115,7 +115,7 @@ def test_a_property_documenting_its_operand_as_an_argument_is_no_renamed_paramet
 ) -> None:
     """A property has no parameters, so an `Args:` entry for the operand is not read as one."""
     docstring = (
-        '"""The share of hits over `lookups`.\n\n'
+        '"""The share of hits over `lookups`: `hits / lookups`.\n\n'
         '        Args:\n            lookups: The lookups.\n        """'
     )
     assert check(tmp_path, CALLABLES["a property"], docstring=docstring) == []

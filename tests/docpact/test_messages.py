@@ -43,7 +43,7 @@ def test_an_operand_left_only_in_a_comparison_is_named_with_its_line(tmp_path: P
     """The user's case: `if a == 0` is the operand's last use, and DP003 says so."""
     source = '''
     def f(x, a, b):
-        """Scale by `a` and `b`."""
+        """Divide by `a * b`."""
         if a == 0:
             return x
         return x / b
@@ -82,7 +82,7 @@ def test_each_remaining_use_of_an_operand_says_how_it_is_used(
     tmp_path: Path, code: str, line: int, says: str
 ) -> None:
     body = textwrap.indent(f"{code}\nreturn x / b\n", "    ")
-    source = f'def f(x, a, b):\n    """Scale by `a` and `b`."""\n{body}'
+    source = f'def f(x, a, b):\n    """Divide by `a * b`."""\n{body}'
     division = 3 + code.count("\n") + 1
     assert check(tmp_path, source) == [
         LOST.format(line=division) + f"`a` (still used at line {line} {says})"
@@ -95,7 +95,7 @@ def test_an_attribute_of_self_counts_as_a_use_of_its_operand(tmp_path: Path) -> 
     class C:
         @property
         def f(self):
-            """Scale by `a` and `b`."""
+            """Divide by `a * b`."""
             if self.a == 0:
                 return 0
             return self.x / self.b
@@ -110,7 +110,7 @@ def test_at_most_three_lines_are_named_and_the_rest_counted(tmp_path: Path) -> N
     """Each line is named once, in line order; past the third, only their number is given."""
     source = '''
     def f(x, a, b):
-        """Scale by `a` and `b`."""
+        """Divide by `a * b`."""
         assert a > 0, a
         print(a)
         y = x * a
@@ -141,7 +141,7 @@ def test_one_line_past_the_limit_is_counted_in_the_singular() -> None:
 
 
 def test_an_operand_the_body_never_uses_is_named_alone(tmp_path: Path) -> None:
-    source = 'def f(x, a, b):\n    """Scale by `a` and `b`."""\n    return x / b\n'
+    source = 'def f(x, a, b):\n    """Divide by `a * b`."""\n    return x / b\n'
     assert check(tmp_path, source) == [LOST.format(line=3) + "`a`"]
 
 
@@ -171,7 +171,7 @@ WITHOUT_TORCH = {
 def test_the_hint_names_torch_only_where_the_code_uses_torch(
     tmp_path: Path, imports: str, body: str, hint: str
 ) -> None:
-    source = f'{imports}def f(x, a, b):\n    """Scale by `a` and `b`."""\n    {body}\n'
+    source = f'{imports}def f(x, a, b):\n    """Divide by `a * b`."""\n    {body}\n'
     line = 1 + imports.count("\n")
     assert check(tmp_path, source) == [f"src/pkg/__init__.py:{line}: {NO_DIVISION}{hint}"]
 
@@ -185,7 +185,7 @@ def test_the_reciprocal_hint_names_torch_div_only_with_torch(
     tmp_path: Path, imports: str, write: str
 ) -> None:
     source = (
-        f'{imports}def f(x, a, b):\n    """Scale by `a` and `b`."""\n    return x * (a * b) ** -1\n'
+        f'{imports}def f(x, a, b):\n    """Divide by `a * b`."""\n    return x * (a * b) ** -1\n'
     )
     line = 1 + imports.count("\n")
     assert check(tmp_path, source) == [
@@ -199,12 +199,12 @@ OBJECTS = '''
 
 
 def scale(x, a, b):
-    """Scale by `a` and `b`."""
+    """Divide by `a * b`."""
     return x / (a * b)
 
 
 def scales(x, a, b):
-    """Scale by `a` and `b`."""
+    """Divide by `a * b`."""
     return x / (a * b)
 
 
@@ -212,7 +212,7 @@ class Table:
     """A table."""
 
     def share(self, x, a, b):
-        """Scale by `a` and `b`."""
+        """Divide by `a * b`."""
         return x / (a * b)
 '''
 # A misspelt object, and the hint DP001 gives.
