@@ -120,7 +120,7 @@ def test_reading_the_parameters_of_a_renamed_operand_logs_nothing(
     assert [str(finding) for finding in extension.findings] == [
         "src/pkg/__init__.py:2: DP003 operand `a` is documented as a parameter of pkg.f but "
         "the signature has none (renamed?)",
-        "src/pkg/__init__.py:3: DP023 `a * b` states `a * b`, but pkg.f divides by `b * c`",
+        "src/pkg/__init__.py:3: DP023 `a * b` is stated, but pkg.f divides by `b * c`",
     ]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
@@ -155,7 +155,7 @@ def test_an_operand_the_code_spells_otherwise_counts_in_every_form(
 def test_a_mapped_operand_the_divisor_lost_is_reported_with_both_names(tmp_path: Path) -> None:
     source = 'def f(x, counts, b):\n    """Divide by `a * b`."""\n    return x / b\n'
     assert check_mapped(tmp_path, source, '{ a = "counts" }') == [
-        "src/pkg/__init__.py:2: DP023 `a * b` states `a * b`, but pkg.f divides by `b`",
+        "src/pkg/__init__.py:2: DP023 `a * b` is stated, but pkg.f divides by `b`",
         "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand "
         "`a` (`counts` in the code)",
     ]
@@ -165,7 +165,7 @@ def test_without_the_mapping_the_code_name_is_no_operand(tmp_path: Path) -> None
     """The docs' name is not the code's: the finding says which spelling is close."""
     source = 'def f(x, as_, b):\n    """Divide by `a * b`."""\n    return x / (as_ * b)\n'
     assert check(tmp_path, source) == [
-        "src/pkg/__init__.py:2: DP023 `a * b` states `a * b`, but pkg.f divides by `b * as_`",
+        "src/pkg/__init__.py:2: DP023 `a * b` is stated, but pkg.f divides by `b * as_`",
         "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand `a`",
     ]
 
@@ -187,7 +187,7 @@ def test_a_missing_operand_with_a_near_miss_in_the_body_asks_did_you_mean(
     )
     found = check_project(load_config(tmp_path / "pyproject.toml"))
     assert [str(finding) for finding in found] == [
-        "src/pkg/__init__.py:2: DP023 `rollout_token_count * b` states `rollout_token_count * b`, "
+        "src/pkg/__init__.py:2: DP023 `rollout_token_count * b` is stated, "
         "but pkg.f divides by `b * rollout_token_counts`",
         "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand "
         "`rollout_token_count` (did you mean `rollout_token_counts`? if the code spells the "
@@ -206,7 +206,7 @@ def test_a_renamed_parameter_of_a_mapped_operand_is_named_as_the_code_spells_it(
     assert check_mapped(tmp_path, source, '{ a = "counts" }') == [
         "src/pkg/__init__.py:1: DP003 operand `a` (`counts` in the code) is documented as a "
         "parameter of pkg.f but the signature has none (renamed?)",
-        "src/pkg/__init__.py:2: DP023 `a * b` states `a * b`, but pkg.f divides by `b * total`",
+        "src/pkg/__init__.py:2: DP023 `a * b` is stated, but pkg.f divides by `b * total`",
     ]
 
 
@@ -265,6 +265,6 @@ def test_a_spelling_less_close_than_four_fifths_is_no_near_miss(tmp_path: Path) 
     """`aa` is two thirds like `a`: the finding asks no did-you-mean."""
     source = 'def f(x, aa, b):\n    """Divide by `a * b`."""\n    return x / (aa * b)\n'
     assert check(tmp_path, source) == [
-        "src/pkg/__init__.py:2: DP023 `a * b` states `a * b`, but pkg.f divides by `b * aa`",
+        "src/pkg/__init__.py:2: DP023 `a * b` is stated, but pkg.f divides by `b * aa`",
         "src/pkg/__init__.py:3: DP003 no division in pkg.f computes its divisor from operand `a`",
     ]

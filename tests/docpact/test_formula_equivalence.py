@@ -91,7 +91,7 @@ def read_py(text: str) -> object:
 
 
 def read_tex(text: str) -> object:
-    sides = read_latex(text).sides
+    sides = read_latex(text, frozenset(OPERANDS)).sides
     assert len(sides) == 1
     return sides[0][0]
 

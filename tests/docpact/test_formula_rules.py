@@ -164,8 +164,7 @@ def test_a_wrong_page_statement_lands_on_its_own_line_not_the_dollars(tmp_path: 
 def test_a_dropped_operand_under_the_guard_is_still_a_statement(tmp_path: Path) -> None:
     """`max(1, a)` holds one operand only, but the guard makes it a statement, and it is wrong."""
     assert check(tmp_path, "return x / max(1, a * b)", formula="max(1, a)") == [
-        "src/pkg/__init__.py:2: DP023 `max(1, a)` states `max(1, a)`, but pkg.f divides by "
-        "`max(1, a * b)`"
+        "src/pkg/__init__.py:2: DP023 `max(1, a)` is stated, but pkg.f divides by `max(1, a * b)`"
     ]
 
 
@@ -335,8 +334,8 @@ def test_restated_objects_are_places_held_to_the_formula(tmp_path: Path) -> None
         "utf-8",
     )
     assert [str(f) for f in check_project(load_config(pyproject))] == [
-        "src/pkg/__init__.py:1: DP023 `a * b` states `a * b`, but pkg.f divides by `max(1, a * b)`",
-        "src/pkg/__init__.py:2: DP023 `a + b` states `a + b`, but pkg.f divides by `max(1, a * b)`",
+        "src/pkg/__init__.py:1: DP023 `a * b` is stated, but pkg.f divides by `max(1, a * b)`",
+        "src/pkg/__init__.py:2: DP023 `a + b` is stated, but pkg.f divides by `max(1, a * b)`",
     ]
 
 
@@ -373,3 +372,29 @@ def test_a_restructuredtext_math_role_in_the_docstring_is_read_as_latex(tmp_path
         "src/pkg/__init__.py:2: DP023 `\\max(1, \\mathrm{a} + \\mathrm{b})` states "
         "`max(1, a + b)`, but pkg.f divides by `max(1, a * b)`"
     ]
+
+
+def test_the_formula_to_write_for_a_lone_operand_is_a_division(tmp_path: Path) -> None:
+    """A name alone is a mention, so a divisor that is one operand is offered as `x / n`."""
+    package = tmp_path / "src/pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        'def f(y, n):\n    """Divide `y` by `n`."""\n    return y / n\n', "utf-8"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.docpact.contract]]\nobject = "pkg.f"\noperands = ["n"]\n', "utf-8"
+    )
+    assert [str(f) for f in check_project(load_config(tmp_path / "pyproject.toml"))] == [
+        "src/pkg/__init__.py:2: DP022 docstring of pkg.f states no formula of the divisor: "
+        "state it as inline code or math, e.g. `y / n`"
+    ]
+
+
+def test_absolute_values_and_applied_functions_read_alike_in_latex_and_python(
+    tmp_path: Path,
+) -> None:
+    r"""`\left|...\right|` is `abs(...)`; `\mathrm{g}(a)` keeps its argument (not an operand)."""
+    body = "return x / max(1, abs(a - b) * g(a))"
+    statement = r"$$\max(1, \left|\mathrm{a} - \mathrm{b}\right| \cdot \mathrm{g}(\mathrm{a}))$$"
+    found = check(tmp_path, body, formula="max(1, abs(a - b) * g(a))", statement=statement)
+    assert found == []

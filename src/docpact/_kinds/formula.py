@@ -147,13 +147,13 @@ def _docstring(subject: Subject) -> tuple[str, int]:
 
 
 def _checked(subject: Subject) -> bool:
-    return usable(subject) and subject.contract.statements
+    """Whether the formula rules run: an object whose source DP001 accepts, not opted out."""
+    return usable(subject) and subject.contract.statements and node(subject) is not None
 
 
 def _stated(subject: Subject) -> Iterator[tuple[str, int, str]]:
     contract = subject.contract
-    reference = _reference(subject)
-    shown = render(reference, contract.operands) if reference is not None else None
+    shown = _to_write(subject)
     for place in subject.shared(_places):
         for statement in place.found:
             if statement.formula is None:
@@ -164,6 +164,24 @@ def _stated(subject: Subject) -> Iterator[tuple[str, int, str]]:
         elif not place.found:
             write = f": state it as inline code or math, e.g. `{shown}`" if shown else ""
             yield place.path, place.line, f"{place.label} states no formula of the divisor{write}"
+
+
+def _to_write(subject: Subject) -> str | None:
+    """The statement a place without one should write, in the docs' names, if docpact knows it.
+
+    A formula that is a name alone would be a mention: the division is written out. A code
+    formula that lost an operand is not offered (DP003 reports it).
+    """
+    contract, reference = subject.contract, _reference(subject)
+    if reference is None or not set(contract.operands) <= reference.names():
+        return None
+    shown = render(reference, contract.operands)
+    if reference.op != "name":
+        return shown
+    code = subject.shared(_code)
+    numerator = getattr(code, "numerator", None)
+    top = render(numerator, contract.operands) if numerator is not None else "x"
+    return f"{top} / {shown}"
 
 
 def _reference(subject: Subject) -> Expr | None:
@@ -204,9 +222,8 @@ def _agrees(subject: Subject) -> Iterator[tuple[str, int, str]]:
                 yield (
                     place.path,
                     statement.line,
-                    f"`{statement.source}` states `{render(statement.formula, order)}`, but "
-                    f"{first_place.label} (line {first.line}) states "
-                    f"`{render(first.formula, order)}`",
+                    f"{_quoted(statement, order)}, but {first_place.label} (line "
+                    f"{first.line}) states `{render(first.formula, order)}`",
                 )
         return
     wrong = [(place, s) for place, s in stated if s.formula != reference]
@@ -233,9 +250,16 @@ def _agrees(subject: Subject) -> Iterator[tuple[str, int, str]]:
         yield (
             place.path,
             statement.line,
-            f"`{statement.source}` states `{render(statement.formula, order)}`, but {source} "
-            f"{verb} `{render(reference, order)}`",
+            f"{_quoted(statement, order)}, but {source} {verb} `{render(reference, order)}`",
         )
+
+
+def _quoted(statement: Statement, order: tuple[str, ...]) -> str:
+    """A statement and what it states, the latter only where it reads otherwise."""
+    said = render(statement.formula, order)  # type: ignore[arg-type]
+    if " ".join(statement.source.split()) == said:
+        return f"`{statement.source}` is stated"
+    return f"`{statement.source}` states `{said}`"
 
 
 def _traced(subject: Subject) -> Iterator[tuple[str, int, str]]:

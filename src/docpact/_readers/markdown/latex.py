@@ -70,17 +70,20 @@ _SIZES = frozenset(
     | {r"\Bigr", r"\biggl", r"\biggr", r"\Biggl", r"\Biggr", r"\middle"}
 )
 _OPENS = {"(": ")", "[": "]", r"\{": r"\}", r"\lbrace": r"\rbrace", r"\langle": r"\rangle"}
-_CLOSES = frozenset({*_OPENS.values(), "}"})
+_BARS = {"|": "|", r"\lvert": r"\rvert", r"\vert": r"\vert", r"\lVert": r"\rVert"}
+_CLOSES = frozenset({*_OPENS.values(), "}", r"\rvert", r"\rVert"})
 _NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
 _LETTER = re.compile(r"[A-Za-z]")
 _SYMBOL = re.compile(r"&#x([0-9A-Fa-f]+);")
 
 
-def read_latex(source: str) -> Math:
-    """Read a math expression into its relation sides and divisions.
+def read_latex(source: str, operands: frozenset[str] = frozenset()) -> Math:
+    r"""Read a math expression into its relation sides and divisions.
 
     Args:
         source: The LaTeX, without its `$` delimiters.
+        operands: The names that an application such as `\mathrm{name}(r)` reads as the
+            name itself; any other name applied is a function call.
 
     Returns:
         What it says.
@@ -92,7 +95,7 @@ def read_latex(source: str) -> Math:
     from latex2mathml.tokenizer import tokenize  # only for a page with math
 
     tokens = [_plain(token) for token in tokenize(source)]
-    return _Parser(tokens, _offsets(source, tokens)).relation()
+    return _Parser(tokens, _offsets(source, tokens), operands).relation()
 
 
 def _plain(token: str) -> str:
@@ -118,7 +121,8 @@ def _offsets(source: str, tokens: Iterable[str]) -> list[int]:
 class _Parser:
     """A recursive-descent reader of one math expression's tokens."""
 
-    def __init__(self, tokens: list[str], offsets: list[int]) -> None:
+    def __init__(self, tokens: list[str], offsets: list[int], operands: frozenset[str]) -> None:
+        self.operands = operands
         self.tokens = [t for t in tokens if t not in _SPACES]
         self.offsets = [o for t, o in zip(tokens, offsets, strict=True) if t not in _SPACES]
         self.at = 0
@@ -200,9 +204,9 @@ class _Parser:
             elif token == "^":
                 self.take()
                 value, name = f.power(value, self.group_or_atom()), ""
-            elif token == "(" and name:  # `name(r)`: an application, read as the name
+            elif token == "(" and name:  # `name(r)`: an operand's application is the operand
                 args = self.arguments("(")
-                value = f.leaf(name) if len(args) == 1 else f.call(name, tuple(args))
+                value = f.leaf(name) if name in self.operands else f.call(name, tuple(args))
                 name = ""
             else:
                 return value
@@ -215,7 +219,8 @@ class _Parser:
             token = self.tokens[ahead] if ahead < len(self.tokens) else ""
         if not token or token in _RELATIONS or token in _CLOSES or token in {"+", "-", "_", "^"}:
             return False
-        return token not in _TIMES and token not in _OVER and token != "&"
+        # A bar closes an absolute value as often as it opens one: it opens only a term.
+        return token not in _TIMES and token not in _OVER and token not in {"&", *_BARS}
 
     def atom(self) -> tuple[Expr, str]:
         """An atom, and its name where it is a plain name that may take `(r)` or `_i`."""
@@ -256,6 +261,12 @@ class _Parser:
             return self.atom()
         if token == "{":
             return self.braced(), ""
+        if token in _BARS:  # |x|, \lvert x \rvert: the absolute value
+            close = _BARS[self.take()]
+            value = self.sum()
+            self.skip_sizes()
+            self.take(close)
+            return f.call("abs", (value,)), ""
         if token in _OPENS:
             close = _OPENS[self.take()]
             value = self.sum()

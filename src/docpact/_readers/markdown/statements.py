@@ -130,7 +130,7 @@ def _chosen(
 
 def _named(text: str, operands: tuple[str, ...]) -> bool:
     """Whether unreadable text still names every operand: a statement docpact must report."""
-    plain = text.replace("\\_", "_")
+    plain = text.replace("\\\\", "\\").replace("\\_", "_")  # `\\_` written doubly too
     return set(operands) <= set(_WORD.findall(plain))
 
 
@@ -181,7 +181,7 @@ def _latex(
     first_line: int,
 ) -> Iterator[tuple[int, Statement]]:
     try:
-        read = read_latex(math)
+        read = read_latex(math, frozenset(operands))
     except LatexError as error:
         if _named(math, operands):
             lead = len(math) - len(math.lstrip())
