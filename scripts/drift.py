@@ -166,7 +166,7 @@ def get_parser() -> argparse.ArgumentParser:
         "--jobs",
         type=int,
         default=os.cpu_count() or 1,
-        help="copies checked at once, each in its own tree (default: the CPU count)",
+        help="checks run at once, each in its copy's tree (default: the CPU count)",
     )
     return parser
 
