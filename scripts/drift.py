@@ -363,8 +363,14 @@ def write_core(folder: Path) -> None:
 
 
 def evidence(output: str) -> str:
-    """The line of a check's output that says what failed: a finding, a test id or a warning."""
+    """The line of a check's output that says what failed: a test id, a finding or a warning.
+
+    pytest's summary line of a failed test comes first: the findings a test logs on its
+    way are not what failed it.
+    """
     lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if failed := [line for line in lines if line.startswith("FAILED ")]:
+        return failed[0][:160]
     for marker in (": DP0", "FAILED ", "ERROR ", "WARNING ", "Error"):
         for line in lines:
             if marker in line:

@@ -240,3 +240,13 @@ def test_only_runs_one_drift_and_not_the_clean_copy(capsys):
     assert "(no drift)" not in out
     assert f"{entry.name} / docpact: {entry.at}: DP015 claim mass-per-rollout changed" in out
     assert "1 of 1 drifts caught; the clean copy not run (--only)" in out
+
+
+def test_a_failed_tests_id_is_its_evidence_not_a_finding_it_logged():
+    """The FAILED line of pytest is the evidence, even after a finding the test logged."""
+    output = (
+        "WARNING  docpact:command.py:176 docs/a.md:3: DP019 claim x is suspect\n"
+        "FAILED tests/test_a.py::test_b - AssertionError\n1 failed in 2s\n"
+    )
+    assert drift.evidence(output) == "FAILED tests/test_a.py::test_b - AssertionError"
+    assert drift.evidence("docs/a.md:3: DP004 section\n") == "docs/a.md:3: DP004 section"
