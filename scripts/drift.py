@@ -85,8 +85,8 @@ ROOT_CHECKS = ("docpact", "docpact-core", "mkdocs", "mkdocs-quiet")
 AT_CHECKS = ("docpact", "docpact-core")
 # Checks of a few seconds, run on every drift's copy, expected or not, for the table.
 QUICK = ("docpact", "docpact-core", "mkdocs")
-# Seconds a check takes on a clean copy, measured on 2 cores: the longest tasks start first.
-COST = {"unit-tests": 300, "verl": 120, "docs-examples": 45, "properties": 40}
+# Seconds a check takes on the clean copy (2 cores; verl's a guess): the longest start first.
+COST = {"unit-tests": 60, "verl": 60, "docs-examples": 35, "properties": 10}
 FINDING = re.compile(r"(?P<at>\S[^:]*:\d+): DP\d+ ")
 AT = re.compile(r"^[^:\s][^:]*:[1-9]\d*$")
 VERL_PYTHON = ROOT / ".nox" / "verl" / ("Scripts" if sys.platform == "win32" else "bin") / "python"
