@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from docpact._model.keys import REVIEWED, SESSION
 from docpact._readers.markdown.claims import CLAIM_ID
-from docpact._readers.python.properties import REVIEWED, SESSION
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._check import check_project
-from docpact._coverage import COVERAGE_CODES, check_coverage
 from docpact._formats import FORMATS, render
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
@@ -296,6 +295,8 @@ def _coverage(options: argparse.Namespace, config: Config) -> int:
     The share decides the exit status through `--fail-under` alone; a DP011 reported, or a
     DP001 (which `--select` and `--ignore` never hide), fails it whatever the share.
     """
+    from docpact._coverage import check_coverage  # its readers only for this command
+
     packages = options.packages or list(config.coverage)
     if not packages:
         msg = (
@@ -319,6 +320,8 @@ def _coverage(options: argparse.Namespace, config: Config) -> int:
 
 def _coverage_codes(value: str) -> frozenset[str]:
     """Parse `docpact coverage`'s --select or --ignore: codes among DP010 and DP011."""
+    from docpact._coverage import COVERAGE_CODES
+
     given = _codes(value)
     if other := sorted(given - COVERAGE_CODES):
         msg = (

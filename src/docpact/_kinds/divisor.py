@@ -27,12 +27,13 @@ from docpact._kinds.formula import (
     FORMULA_STATED,
     FORMULA_TRACED,
     declared_formula,
+    function_divisions,
 )
 from docpact._kinds.objects import DOCSTRING_NAMES, OBJECT, ObjectContract, node, obj, usable
 from docpact._model import keys
 from docpact._model.findings import relative
 from docpact._model.rules import Kind, Rule
-from docpact._readers.python.trace import chains, divisions
+from docpact._readers.python.trace import chains
 from docpact._readers.python.uses import describe, names_torch, uses
 
 if TYPE_CHECKING:
@@ -169,7 +170,7 @@ def _where(subject: Subject) -> tuple[str, int]:
 
 def _divides(subject: Subject) -> Iterator[tuple[str, int, str]]:
     body = node(subject)
-    if body is None or divisions(body):
+    if body is None or function_divisions(subject):
         return  # no source: DP001's finding
     contract = subject.contract
     operands = ", ".join(f"`{operand}`" for operand in contract.operands)
@@ -217,7 +218,7 @@ def _divides_by_operands(subject: Subject) -> Iterator[tuple[str, int, str]]:
             f"operand {_spelled(contract, operand)} is documented as a parameter of "
             f"{contract.object} but the signature has none (renamed?)",
         )
-    found = divisions(body) if body is not None else []
+    found = function_divisions(subject)
     if not found:
         return  # DP006's finding, or DP001's for a function without source
     live = [chain for chain in chains(found) if chain.live]

@@ -22,6 +22,7 @@ from docpact._model.rules import Rule
 from docpact._readers.markdown.statements import statements
 from docpact._readers.python.formula import Untraced, code_formula, read_python
 from docpact._readers.python.sources import filepath, lookup
+from docpact._readers.python.trace import divisions
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -30,8 +31,15 @@ if TYPE_CHECKING:
     from docpact._model.rules import Subject
     from docpact._readers.markdown.statements import Statement
     from docpact._readers.python.formula import CodeFormula
+    from docpact._readers.python.trace import Division
 
-__all__ = ["FORMULA_AGREES", "FORMULA_STATED", "FORMULA_TRACED", "declared_formula"]
+__all__ = [
+    "FORMULA_AGREES",
+    "FORMULA_STATED",
+    "FORMULA_TRACED",
+    "declared_formula",
+    "function_divisions",
+]
 
 
 def declared_formula(text: str, operands: tuple[str, ...], key: str) -> Expr:
@@ -76,6 +84,16 @@ class _Place:
     exists: bool = True
 
 
+def _divisions(subject: Subject) -> list[Division]:
+    body = node(subject)
+    return divisions(body) if body is not None else []
+
+
+def function_divisions(subject: Subject) -> list[Division]:
+    """The divisions of the contract's function, found once for every rule that reads them."""
+    return subject.shared(_divisions)
+
+
 def _code(subject: Subject) -> CodeFormula | Untraced | None:
     body = node(subject)
     if body is None:
@@ -83,7 +101,7 @@ def _code(subject: Subject) -> CodeFormula | Untraced | None:
     contract = subject.contract
     names = {contract.in_code(operand): operand for operand in contract.operands}
     try:
-        return code_formula(body, names)
+        return code_formula(body, names, function_divisions(subject))
     except Untraced as error:
         return error
 

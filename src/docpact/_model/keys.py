@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import keyword
 import os
+import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 __all__ = [
+    "REVIEWED",
+    "SESSION",
     "dotted_path",
     "identifiers",
     "inside",
@@ -23,6 +26,14 @@ __all__ = [
     "require",
     "sections",
 ]
+
+
+SESSION = re.compile(r"[\w.\-+]+")
+"""A nox session's name."""
+
+REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}(?:/[0-9a-f]{12})?")
+"""A review stamp: the fingerprints of a claim's text, of its property's code and of the
+code under test; the last is absent from a stamp written before it was reviewed."""
 
 
 def require(entry: dict[str, Any], key: str, kind: str, names: tuple[str, ...]) -> None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 import functools
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from docpact._kinds.claims.analysis import analyse, changed
 from docpact._kinds.claims.ledger import DEFAULT_REVIEWS
-from docpact._kinds.claims.rules import CLAIM_WORDS
+from docpact._kinds.claims.rules import CLAIM_WORDS, changed
 from docpact._model.errors import DocpactError
 from docpact._model.rules import Subject
 
@@ -29,6 +28,13 @@ if TYPE_CHECKING:
 __all__ = ["add_command"]
 
 logger = logging.getLogger("docpact")
+
+
+def analyse(contract: Any, config: Config) -> Any:
+    """The claims' analysis of a contract (`analysis.analyse`), imported when a command runs."""
+    from docpact._kinds.claims.analysis import analyse as analysis
+
+    return analysis(contract, config)
 
 
 def add_command(

@@ -10,7 +10,7 @@ from typing import Any
 from docpact._kinds.claims.results import DEFAULT_RESULTS, pattern_error
 from docpact._model import keys
 from docpact._model.config import Contract
-from docpact._readers.python.properties import SESSION
+from docpact._model.keys import SESSION
 
 __all__ = ["DEFAULT_WORDS", "SEVERITIES", "ClaimsContract", "parse"]
 

@@ -37,8 +37,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from docpact._model.keys import SESSION
 from docpact._readers.files import Unreadable, read_text
-from docpact._readers.python.properties import SESSION
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -3,20 +3,39 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from docpact._kinds.claims.analysis import changed, claims_analysis
 from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, read_records
 from docpact._model.findings import cannot_read
+from docpact._model.keys import REVIEWED
 from docpact._model.rules import Rule
 from docpact._readers.files import Unreadable
-from docpact._readers.markdown.claims import words_pattern
 from docpact._readers.markdown.prose import visible_prose
-from docpact._readers.python.project import Modules
-from docpact._readers.python.properties import REVIEWED
 
 if TYPE_CHECKING:
     from docpact._model.rules import Subject
+
+
+# The claims' readers (the test files' bindings, the code under test) are imported by the
+# checks that run, not by every `docpact check`: a project without claims never loads them.
+def claims_analysis(subject: Subject) -> Any:
+    """The claims contract's analysis, shared by its rules (`analysis.claims_analysis`)."""
+    from docpact._kinds.claims.analysis import claims_analysis as analysis
+
+    return analysis(subject)
+
+
+def changed(block: Any, binding: Any) -> Any:
+    """What changed of a claim since its review (`analysis.changed`)."""
+    from docpact._kinds.claims.analysis import changed as what_changed
+
+    return what_changed(block, binding)
+
+
+def _stamped(stamp: str) -> bool:
+    """Whether a binding's review stamp is well formed."""
+    return REVIEWED.fullmatch(stamp) is not None
+
 
 __all__ = ["CLAIM_WORDS", "RULES"]
 
@@ -117,7 +136,7 @@ def _reviewed(subject: Subject) -> list[tuple[str, int, str]]:
                 )
                 findings.append((binding.path, binding.line, message))
                 continue
-            if REVIEWED.fullmatch(binding.reviewed) is None:
+            if not _stamped(binding.reviewed):
                 message = (
                     f"property {binding.function} has reviewed={binding.reviewed!r}, not "
                     f"TEXT/CODE/TESTED with 12 hex digits each: {again}"
@@ -146,7 +165,7 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
     findings = []
     for page, block in analysis.claims:
         bound = analysis.bound(block.argument)
-        if len(bound) != 1 or REVIEWED.fullmatch(bound[0].reviewed) is None:
+        if len(bound) != 1 or not _stamped(bound[0].reviewed):
             continue  # DP013 and DP015 report those
         binding = bound[0]
         if "tested" not in changed(block, binding):
@@ -185,6 +204,8 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
 
 def _reaches_its_subject(subject: Subject) -> list[tuple[str, int, str]]:
     analysis, config = claims_analysis(subject), subject.config
+    from docpact._readers.python.project import Modules
+
     modules = Modules([config.root / folder for folder in config.paths])
     findings = []
     for page, block in analysis.claims:
@@ -268,6 +289,8 @@ def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
     analysis, words = claims_analysis(subject), subject.contract.words
     if not words:
         return []
+    from docpact._readers.markdown.claims import words_pattern
+
     pattern = words_pattern(words)
     findings = []
     for page, read in analysis.read.items():

@@ -71,6 +71,8 @@ def statements(
         The statements, in the order of the text.
     """
     prose = "\n".join(prose_lines(page_lines(text)))
+    # What may hold a statement names an operand or the numerator: the rest is not read.
+    wanted = set(operands) | (numerator.names() if numerator is not None else set())
     found: list[tuple[int, Statement]] = []
     blanked = []
     at = 0
@@ -78,7 +80,7 @@ def statements(
         blanked += [prose[at : span.start], re.sub(r"[^\n]", " ", span[0] or "")]
         at = span.end
         code = span["code"]
-        if code is not None:
+        if code is not None and _words(code) & wanted:
             start = span.start + len(span["ticks"] or "")
             # reStructuredText's :math:`...` role holds LaTeX, not code.
             read = _latex if prose.endswith(":math:", 0, span.start) else _python
@@ -90,6 +92,8 @@ def statements(
     math_text = "".join(blanked)
     for match in _MATH.finditer(math_text):
         group = next(name for name in ("display", "bracket", "paren", "inline") if match[name])
+        if not _words(match[group]) & wanted:
+            continue
         start = match.start(group)
         found += [
             (start + offset, statement)
@@ -128,10 +132,14 @@ def _chosen(
     return [(side, start) for side, start in sides if side.op != "name" and _holds(side, operands)]
 
 
+def _words(text: str) -> set[str]:
+    r"""The names a code span or math writes, `\_` (or `\\_`) read as `_`."""
+    return set(_WORD.findall(text.replace("\\\\", "\\").replace("\\_", "_")))
+
+
 def _named(text: str, operands: tuple[str, ...]) -> bool:
     """Whether unreadable text still names every operand: a statement docpact must report."""
-    plain = text.replace("\\\\", "\\").replace("\\_", "_")  # `\\_` written doubly too
-    return set(operands) <= set(_WORD.findall(plain))
+    return set(operands) <= _words(text)
 
 
 def _python(

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     from docpact._model.formula import Expr
     from docpact._readers.python.flow import Assignment
+    from docpact._readers.python.trace import Division
 
 __all__ = ["CodeFormula", "Untraced", "code_formula", "read_python"]
 
@@ -411,13 +412,16 @@ def _empty(node: ast.AST) -> bool:
 
 
 def code_formula(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, operands: Mapping[str, str]
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    operands: Mapping[str, str],
+    found: list[Division] | None = None,
 ) -> CodeFormula | None:
     """Derive a function's divisor formula from its body.
 
     Args:
         function: The function's node, with the line numbers of its file.
         operands: The code's name of each operand, to its name in the docs.
+        found: The function's divisions, where the caller has them (`divisions`).
 
     Returns:
         The formula of the returned division that uses the most operands; `None` where no
@@ -426,7 +430,7 @@ def code_formula(
     Raises:
         Untraced: When the divisor cannot be read as one formula.
     """
-    found = divisions(function)
+    found = divisions(function) if found is None else found
     live = [chain for chain in chains(found) if chain.live]
     if not live:
         return None

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docpact._model import keys
 from docpact._readers.files import Unreadable, kind, parse_python, read_python, read_text
 from docpact._readers.markdown.claims import CLAIM_ID
 from docpact._readers.python.fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
@@ -42,12 +42,11 @@ __all__ = [
     "source_lines",
 ]
 
-REVIEWED = re.compile(r"[0-9a-f]{12}/[0-9a-f]{12}(?:/[0-9a-f]{12})?")
-"""A review stamp: the fingerprints of a claim's text, of its property's code and of the
-code under test; the last is absent from a stamp written before it was reviewed."""
+REVIEWED = keys.REVIEWED
+"""A review stamp (`docpact._model.keys.REVIEWED`)."""
 
-SESSION = re.compile(r"[\w.\-+]+")
-"""A nox session's name."""
+SESSION = keys.SESSION
+"""A nox session's name (`docpact._model.keys.SESSION`)."""
 
 
 @dataclass(frozen=True)
