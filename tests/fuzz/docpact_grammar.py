@@ -263,7 +263,7 @@ def projects(draw: st.DrawFn) -> Project:
     title = draw(st.sampled_from(["# Guide\n", "Guide\n=====\n", ""]))
     body.append(title)
     sections = {
-        "loss": "Each row is divided by `token_count` times `num_rows`.\n",
+        "loss": "Each row is divided by `token_count * num_rows`.\n",
         "names": "The trainer runs over `dp_size` ranks.\n",
         "defaults": "<!-- docpact: config-defaults {file} -->\n```yaml\n{block}```\n",
         "kinds": "The kinds are " + ", ".join(f"`{kind}`" for kind in KINDS) + ".\n",
@@ -408,7 +408,7 @@ def _core(division: str) -> str:
     return (
         '"""The loss and the trainer."""\n\nfrom __future__ import annotations\n\n\n'
         f"def scale({params}) -> float:\n"
-        '    """Divide `x` by `token_count` times `num_rows`.\n\n'
+        '    """Divide `x` by `token_count * num_rows`.\n\n'
         "    Args:\n        x: The value.\n"
         f"{args_doc}\n"
         '    Returns:\n        The scaled value.\n    """\n'
