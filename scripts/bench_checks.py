@@ -61,10 +61,24 @@ class CommandFailed(Exception):
     """A timed command exited with a non-zero status, so its timing measures a failure."""
 
 
+def _positive(value: str) -> int:
+    """A count of rounds: a whole number, at least 1."""
+    try:
+        rounds = int(value)
+    except ValueError:
+        rounds = 0
+    if rounds < 1:
+        msg = f"must be a whole number of rounds, at least 1, got {value!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return rounds
+
+
 def get_parser() -> argparse.ArgumentParser:
     """The command line: rounds, the projects timed, and whether a project over its limit fails."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=9, help="timed runs of each command")
+    parser.add_argument(
+        "--rounds", type=_positive, default=9, help="timed runs of each command (at least 1)"
+    )
     parser.add_argument(
         "--root",
         type=Path,

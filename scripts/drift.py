@@ -343,7 +343,8 @@ def run_check(tree: Path, name: str, root: str = "", at: str = "") -> Outcome:
         return Outcome(name, False, "", seconds)
     if not at:
         return Outcome(name, True, evidence(output), seconds)
-    lines = output.splitlines()
+    # docpact-core names the pyproject it was given: its findings there are pyproject.toml's.
+    lines = output.replace(f"{CORE_PYPROJECT}:", "pyproject.toml:").splitlines()
     found = [line for line in lines if (match := FINDING.match(line)) and match["at"] == at]
     if found:
         return Outcome(name, True, found[0][:160], seconds)

@@ -58,6 +58,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """The module's names, `claim` among them though it is imported on first use."""
+    return sorted({*globals(), "claim"})
+
+
 def __getattr__(name: str) -> Any:
     """`claim`, imported when a test module first asks for it."""
     if name == "claim":

@@ -35,6 +35,7 @@ from docpact._readers.python.quiet import griffe_quiet
 from docpact._readers.python.sources import (
     PARSE_ERRORS,
     filepath,
+    is_function,
     lookup,
     missing_object,
     search_paths,
@@ -191,10 +192,10 @@ def _load(loader: GriffeLoader, dotted: str, config: Config) -> Module | Finding
 def _has_doctest(obj: object) -> bool:
     """Whether a doctest runs in a module's, class's (its methods' too) or function's docstring.
 
-    Sybil runs no doctest of an attribute's docstring.
+    Doctest runs no attribute's docstring, but a property's, which is its getter's.
     """
     kind = obj.kind.value  # type: ignore[attr-defined]
-    if kind not in {"module", "class", "function"}:
+    if kind not in {"module", "class", "function"} and not is_function(obj):
         return False
     docstring = obj.docstring  # type: ignore[attr-defined]
     if docstring is not None and any(
@@ -202,7 +203,7 @@ def _has_doctest(obj: object) -> bool:
     ):
         return True
     members = obj.members.values() if kind == "class" else ()  # type: ignore[attr-defined]
-    return any(not m.is_alias and m.is_function and _has_doctest(m) for m in members)
+    return any(not m.is_alias and is_function(m) and _has_doctest(m) for m in members)
 
 
 def _docstring_fences(module: Module, config: Config) -> list[Finding]:

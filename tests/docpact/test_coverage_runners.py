@@ -302,3 +302,30 @@ def test_the_adopters_titled_page_fence_and_pytest_examples_docstring_count(
     result = check_coverage(load_config(project / "pyproject.toml"), ["agentrl.metrics"])
     assert [(f.path, f.code) for f in result.findings] == [("agentrl/metrics.py", "DP011")]
     assert result.percent == 100.0  # the page's titled fence, which Sybil runs
+
+
+PROPERTY = '''\
+"""A package to cover."""
+
+__all__ = ["Box"]
+
+
+class Box:
+    """A box."""
+
+    @property
+    def size(self):
+        """The size.
+
+        >>> Box().size
+        3
+        """
+        return 3
+'''
+
+
+def test_a_doctest_in_a_propertys_docstring_covers_its_class(project: Path) -> None:
+    """The doctest runner runs a property's docstring, its getter's: the class is covered."""
+    write(project, '["doctest"]', package=PROPERTY)
+    result = check_coverage(load_config(project / "pyproject.toml", contracts=False), ["pkg"])
+    assert [f.code for f in result.findings] == []

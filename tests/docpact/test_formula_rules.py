@@ -282,23 +282,36 @@ def test_statements_false_keeps_only_the_naming_rules(tmp_path: Path) -> None:
 
 
 BAD_KEYS = {
-    'formula = "max(1, a *"': (5, "formula must be a Python expression"),
-    "formula = 3": (5, "formula must be a string holding a Python expression"),
-    'formula = "x + y"': (5, "formula must use the operands ['a', 'b']"),
-    'statements = "no"': (5, "statements must be true or false, got 'no'"),
-    'statements = false\nformula = "a * b"': (6, "formula is compared with the statements"),
+    "not an expression": ('formula = "max(1, a *"', 5, "formula must be a Python expression"),
+    "not a string": ("formula = 3", 5, "formula must be a string holding a Python expression"),
+    "no operand": (
+        'formula = "x + y"',
+        5,
+        "formula must be an expression of the operands ['a', 'b']",
+    ),
+    "a division": (
+        'formula = "x / max(1, a * b)"',
+        5,
+        "formula is the divisor alone, without what it divides",
+    ),
+    "too deep": ('formula = "' + "a - " * 3000 + 'b"', 5, "formula is nested too deeply to read"),
+    "statements not a bool": ('statements = "no"', 5, "statements must be true or false, got 'no'"),
+    "formula without statements": (
+        'statements = false\nformula = "a * b"',
+        6,
+        "formula is compared with the statements",
+    ),
 }
 
 
-@pytest.mark.parametrize(("keys", "expected"), BAD_KEYS.items(), ids=BAD_KEYS.keys())
+@pytest.mark.parametrize(("keys", "line", "message"), BAD_KEYS.values(), ids=BAD_KEYS.keys())
 def test_a_bad_formula_key_is_a_configuration_error_at_its_line(
-    tmp_path: Path, keys: str, expected: tuple[int, str], capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, keys: str, line: int, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pyproject = write(tmp_path, "return x / max(1, a * b)", keys=keys + "\n")
     assert main(["check", "--pyproject", str(pyproject)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    line, message = expected
     assert f"pyproject.toml:{line}: error: tool.docpact.contract[0].{message}" in err
 
 
@@ -393,8 +406,117 @@ def test_the_formula_to_write_for_a_lone_operand_is_a_division(tmp_path: Path) -
 def test_absolute_values_and_applied_functions_read_alike_in_latex_and_python(
     tmp_path: Path,
 ) -> None:
-    r"""`\left|...\right|` is `abs(...)`; `\mathrm{g}(a)` keeps its argument (not an operand)."""
-    body = "return x / max(1, abs(a - b) * g(a))"
-    statement = r"$$\max(1, \left|\mathrm{a} - \mathrm{b}\right| \cdot \mathrm{g}(\mathrm{a}))$$"
-    found = check(tmp_path, body, formula="max(1, abs(a - b) * g(a))", statement=statement)
+    r"""`\left|...\right|` is `abs(...)`; `\mathrm{log}(a)` keeps its argument (not an operand)."""
+    body = "return x / max(1, abs(a - b) * torch.log(a))"
+    statement = r"$$\max(1, \left|\mathrm{a} - \mathrm{b}\right| \cdot \mathrm{log}(\mathrm{a}))$$"
+    found = check(tmp_path, body, formula="max(1, abs(a - b) * log(a))", statement=statement)
     assert found == []
+
+
+# Review fixes: shapes that once passed a drift, or failed a clean page.
+CODE_DRIFTS = {
+    "a method of an operand is not the operand": "return x / max(1, a.sqrt() * b)",
+    "a keyword argument counts": "return x / torch.clamp(a * b, min=1, max=10)",
+    "a second division through a local": "y = x / max(1, a * b)\nreturn y / m",
+}
+
+
+@pytest.mark.parametrize("body", CODE_DRIFTS.values(), ids=CODE_DRIFTS.keys())
+def test_a_code_drift_once_missed_is_a_finding_at_the_code(tmp_path: Path, body: str) -> None:
+    found = check(tmp_path, body, signature="def f(x, a, b, m=1):")
+    assert [line.split(" ")[1] for line in found] == ["DP023"]
+    assert "but its docstring and docs state `max(1, a * b)`" in found[0]
+
+
+def test_a_helper_in_the_divisor_is_untraced_and_a_declared_formula_settles_it(
+    tmp_path: Path,
+) -> None:
+    body = "return x / _den(a, b)"
+    extra = "\n\ndef _den(a, b):\n    return max(1, a * b)\n"
+    pyproject = write(tmp_path / "1", body)
+    module = tmp_path / "1/src/pkg/__init__.py"
+    module.write_text(module.read_text("utf-8") + extra, "utf-8")
+    assert [str(f) for f in check_project(load_config(pyproject))] == [
+        "src/pkg/__init__.py:3: DP024 docpact cannot read the divisor of pkg.f as one formula: "
+        "line 3 divides by what `_den(a, b)` returns, and docpact does not follow into `_den`; "
+        'declare it in the contract: formula = "..."'
+    ]
+    pyproject = write(tmp_path / "2", body, keys='formula = "max(1, a * b)"\n')
+    module = tmp_path / "2/src/pkg/__init__.py"
+    module.write_text(module.read_text("utf-8") + extra, "utf-8")
+    assert check_project(load_config(pyproject)) == []
+
+
+def test_a_module_alias_spells_the_guard_as_well(tmp_path: Path) -> None:
+    pyproject = write(tmp_path, "return x / th.clamp(a * b, min=1)")
+    module = tmp_path / "src/pkg/__init__.py"
+    module.write_text("import torch as th\n\n" + module.read_text("utf-8"), "utf-8")
+    assert check_project(load_config(pyproject)) == []
+
+
+CLEAN_PAGES = {
+    "a symbol defined apart": "$\\frac{x}{D}$, where $D = \\max(1, a \\cdot b)$.",
+    "a definition in code": "`d = max(1, a * b)`, then `x / d`.",
+    "aligned, tagged, with prose": (
+        "$$\n\\begin{aligned} d &= \\max(1, a \\cdot b) \\\\ y &= \\frac{x}{d}"
+        " \\end{aligned} \\tag{1} \\text{ where } b > 0.\n$$"
+    ),
+    "unicode operators and a subscripted operand": "$$\\max(1, a_i \u00b7 b)$$",
+    "a call signature and a contrast": (
+        "Call `f(x, a, b)`; not `max(1, a * c)`, but `max(1, a * b)`."
+    ),
+    "a block quote": "> The divisor is\n> $\\max(1,\n> a \\cdot b)$.",
+    "a conditional in a code span": "`max(1, a * b)`, or `x if a else b` for none.",
+}
+
+
+@pytest.mark.parametrize("statement", CLEAN_PAGES.values(), ids=CLEAN_PAGES.keys())
+def test_pages_written_as_people_write_math_pass(tmp_path: Path, statement: str) -> None:
+    assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == []
+
+
+def test_a_doctest_line_in_the_docstring_is_no_statement(tmp_path: Path) -> None:
+    formula = 'max(1, a * b)``.\n\n    >>> print("`a + b`")\n    `a + b`\n    ``a'
+    found = check(tmp_path, "return x / max(1, a * b)", formula=formula)
+    assert [line.split(" ")[1] for line in found] == ["DP023"]  # the output line, not the input
+    assert found[0].startswith("src/pkg/__init__.py:5: DP023 `a + b` is stated")
+
+
+def test_a_multiline_statement_is_quoted_on_one_line_at_its_first_line(tmp_path: Path) -> None:
+    statement = "$$\n\\max\\left(1,\n\\mathrm{a} + \\mathrm{b}\\right)\n$$"
+    assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == [
+        "docs/guide.md:8: DP023 `\\max\\left(1, \\mathrm{a} + \\mathrm{b}\\right)` states "
+        "`max(1, a + b)`, but pkg.f divides by `max(1, a * b)`"
+    ]
+
+
+def test_deep_math_is_a_finding_not_a_lost_package(tmp_path: Path) -> None:
+    deep = "\\frac{1}{" * 400 + "a \\cdot b" + "}" * 400
+    found = check(tmp_path, "return x / max(1, a * b)", statement=f"$${deep}$$")
+    assert [line.split(" ")[1] for line in found] == ["DP022"]
+    assert found[0].endswith("is nested too deeply to read")
+
+
+def test_a_setext_heading_and_a_restated_docstring_after_a_blank_line_keep_their_lines(
+    tmp_path: Path,
+) -> None:
+    pyproject = write(tmp_path, "return x / max(1, a * b)", keys='restated = ["pkg"]\n')
+    module = tmp_path / "src/pkg/__init__.py"
+    module.write_text(
+        '"""\nThe package.\n\nIt divides by `a + b`.\n"""\n' + module.read_text("utf-8")
+    )
+    page = tmp_path / "docs/guide.md"
+    page.write_text("Guide\n=====\n\nScale\n-----\n\n`a` and `b`, in $\\max(1, a + b)$.\n", "utf-8")
+    assert [str(f) for f in check_project(load_config(pyproject))] == [
+        "docs/guide.md:7: DP023 `\\max(1, a + b)` states `max(1, a + b)`, but pkg.f divides by "
+        "`max(1, a * b)`",
+        "src/pkg/__init__.py:4: DP023 `a + b` is stated, but pkg.f divides by `max(1, a * b)`",
+    ]
+
+
+def test_restated_may_not_list_the_contracts_own_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = write(tmp_path, "return x / max(1, a * b)", keys='restated = ["pkg.f"]\n')
+    assert main(["check", "--pyproject", str(pyproject)]) == 2
+    assert "restated lists the contract's object 'pkg.f'" in capsys.readouterr().err

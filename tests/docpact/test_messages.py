@@ -235,3 +235,19 @@ def test_a_misspelt_object_asks_did_you_mean_with_the_closest_paths(
     assert check(tmp_path, OBJECTS, objects=(dotted,)) == [
         f"pyproject.toml:1: DP001 {dotted} does not exist{hint}"
     ]
+
+
+def test_a_method_named_like_the_operand_is_no_use_of_it(tmp_path: Path) -> None:
+    """`items.count(x)` calls another object's method: operand `a` is not used there."""
+    source = (
+        'def f(x, a, b, items):\n    """Divide by `a * b`."""\n'
+        "    print(items.a(None))\n    return x / b\n"
+    )
+    assert check(tmp_path, source) == [LOST.format(line=4) + "`a`"]
+
+
+def test_did_you_mean_never_offers_the_path_as_written(tmp_path: Path) -> None:
+    """An alias griffe cannot resolve exists by name: suggesting that name would say nothing."""
+    source = 'from functools import reduce\n\n\ndef f(x, a, b):\n    """Divide by `a * b`."""\n'
+    found = check(tmp_path, source + "    return x / (a * b)\n", objects=("pkg.reduce",))
+    assert found == ["pyproject.toml:1: DP001 pkg.reduce does not exist"]

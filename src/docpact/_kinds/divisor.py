@@ -129,6 +129,9 @@ def _restated(value: object, key: str, obj: str, *, stated: bool) -> tuple[str, 
     if others := [path for path in paths if path.partition(".")[0] != package]:
         msg = f"{key} may list objects of package {package} only, got {others[0]!r}"
         raise ValueError(msg)
+    if obj in paths:
+        msg = f"{key} lists the contract's object {obj!r}, whose docstring is checked already"
+        raise ValueError(msg)
     if len(set(paths)) < len(paths):
         msg = f"{key} lists an object twice: {list(paths)}"
         raise ValueError(msg)

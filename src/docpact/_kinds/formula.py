@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._kinds.docs import docs_sections
@@ -20,6 +21,7 @@ from docpact._model.findings import relative
 from docpact._model.formula import render
 from docpact._model.rules import Rule
 from docpact._readers.markdown.statements import statements
+from docpact._readers.python.flow import MODULES
 from docpact._readers.python.formula import Untraced, code_formula, read_python
 from docpact._readers.python.sources import filepath, lookup
 from docpact._readers.python.trace import divisions
@@ -58,6 +60,9 @@ def declared_formula(text: str, operands: tuple[str, ...], key: str) -> Expr:
     """
     try:
         tree = ast.parse(text.strip(), mode="eval").body if isinstance(text, str) else None
+    except RecursionError:
+        msg = f"{key} is nested too deeply to read, got {len(text)} characters"
+        raise ValueError(msg) from None
     except SyntaxError as error:
         msg = (
             f'{key} must be a Python expression such as "max(1, a * b)", got {text!r} ({error.msg})'
@@ -66,9 +71,19 @@ def declared_formula(text: str, operands: tuple[str, ...], key: str) -> Expr:
     if tree is None:
         msg = f"{key} must be a string holding a Python expression, got {text!r}"
         raise ValueError(msg)
-    expr = read_python(tree, {operand: operand for operand in operands})
+    try:
+        expr = read_python(tree, {operand: operand for operand in operands})
+    except RecursionError:
+        msg = f"{key} is nested too deeply to read, got {len(text)} characters"
+        raise ValueError(msg) from None
     if not expr.names() & set(operands):
-        msg = f"{key} must use the operands {list(operands)}, got {text!r}"
+        msg = f"{key} must be an expression of the operands {list(operands)}, got {text!r}"
+        raise ValueError(msg)
+    if expr.op in {"/", "//"}:
+        msg = (
+            f"{key} is the divisor alone, without what it divides: got {text!r}, "
+            f"write {str(expr.args[1])!r}"
+        )
         raise ValueError(msg)
     return expr
 
@@ -94,6 +109,13 @@ def function_divisions(subject: Subject) -> list[Division]:
     return subject.shared(_divisions)
 
 
+def _modules(subject: Subject) -> frozenset[str]:
+    """The names the function's module gives numeric modules, `th` for `import torch as th`."""
+    imports = getattr(obj(subject).module, "imports", {}) or {}
+    aliases = {name for name, path in imports.items() if path.partition(".")[0] in MODULES}
+    return MODULES | aliases
+
+
 def _code(subject: Subject) -> CodeFormula | Untraced | None:
     body = node(subject)
     if body is None:
@@ -101,7 +123,7 @@ def _code(subject: Subject) -> CodeFormula | Untraced | None:
     contract = subject.contract
     names = {contract.in_code(operand): operand for operand in contract.operands}
     try:
-        return code_formula(body, names, function_divisions(subject))
+        return code_formula(body, names, function_divisions(subject), _modules(subject))
     except Untraced as error:
         return error
 
@@ -120,7 +142,8 @@ def _places(subject: Subject) -> list[_Place]:
     for ref, section in docs_sections(subject).items():
         if section is not None:
             page, _, anchor = ref.partition("#")
-            stated = statements(section.text, section.line + 1, contract.operands, numerator)
+            first = section.body or section.line + 1
+            stated = statements(section.text, first, contract.operands, numerator)
             places.append(_Place(page, section.line, f"section #{anchor}", stated))
     places += [_restatement(subject, dotted, numerator) for dotted in contract.restated]
     return places
@@ -146,8 +169,22 @@ def _restatement(subject: Subject, dotted: str, numerator: Expr | None) -> _Plac
     if found.docstring is None:
         return _Place(path, line, f"{dotted}, which has no docstring,", [])
     line = found.docstring.lineno or line
-    stated = statements(found.docstring.value, line, operands, numerator)
+    first = _first_line(subject.config.root / path, line, found.docstring.value)
+    stated = statements(found.docstring.value, first, operands, numerator)
     return _Place(path, line, f"docstring of {dotted}", stated)
+
+
+def _first_line(path: Path, opening: int, value: str) -> int:
+    """The file's line of a cleaned docstring's first line: blank lines before it are gone."""
+    first = next((line.strip() for line in value.splitlines() if line.strip()), "")
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return opening
+    for number in range(opening, min(len(lines), opening + 50) + 1):
+        if first and first in lines[number - 1]:
+            return number
+    return opening
 
 
 def _docstring(subject: Subject) -> tuple[str, int]:

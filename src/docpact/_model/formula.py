@@ -18,12 +18,14 @@ __all__ = [
     "call",
     "divide",
     "guard",
+    "keyword",
     "leaf",
     "multiply",
     "negate",
     "number",
     "power",
     "render",
+    "substitute",
     "subtract",
     "unknown",
 ]
@@ -36,7 +38,8 @@ class Expr:
     Attributes:
         op: What the node is: `name`, `number`, `+`, `*`, `-`, `/`, `//`, `**`, `neg`,
             `guard` (the guard `max(value, args[0])`), `call` (a function `value` of
-            `args`) or `unknown` (a LaTeX macro `value` that docpact does not read).
+            `args`), `kw` (a call's keyword argument `value=args[0]`) or `unknown` (a
+            LaTeX macro `value` that docpact does not read).
         args: The node's arguments, in normal order.
         value: A name's or function's name, a macro, a number's or guard's value.
     """
@@ -124,8 +127,37 @@ def call(name: str, args: tuple[Expr, ...]) -> Expr:
     return Expr("call", args, name)
 
 
+def keyword(name: str, value: Expr) -> Expr:
+    """A keyword argument of a call, `name=value`."""
+    return Expr("kw", (value,), name)
+
+
 def _key(expr: Expr) -> str:
     return _render(expr, 0)
+
+
+def substitute(expr: Expr, defined: dict[str, Expr], depth: int = 8) -> Expr:
+    """A formula with each name of `defined` replaced by its definition, in normal form.
+
+    Args:
+        expr: The formula.
+        defined: Definitions by name (`d` for `d = max(1, a * b)`).
+        depth: How many definitions deep to follow; one defined by itself stops there.
+
+    Returns:
+        The formula, rebuilt.
+    """
+    if expr.op == "name":
+        value = defined.get(str(expr.value))
+        if value is None or depth == 0:
+            return expr
+        return substitute(value, defined, depth - 1)
+    args = tuple(substitute(arg, defined, depth) for arg in expr.args)
+    if expr.op == "+":
+        return add(*args)
+    if expr.op == "*":
+        return multiply(*args)
+    return Expr(expr.op, args, expr.value)
 
 
 def render(expr: Expr, order: tuple[str, ...] = ()) -> str:
@@ -161,6 +193,8 @@ def _render(expr: Expr, outer: int, order: dict[str, int] | None = None) -> str:
         return f"max({bound}, {_render(expr.args[0], 0, order)})"
     if op == "call":
         return f"{expr.value}({', '.join(_render(arg, 0, order) for arg in expr.args)})"
+    if op == "kw":
+        return f"{expr.value}={_render(expr.args[0], 0, order)}"
     binds = _BINDS[op]
     if op == "neg":
         text = f"-{_render(expr.args[0], binds, order)}"

@@ -42,10 +42,12 @@ class Math:
             the source where it starts.
         divisions: Every division in it: numerator, denominator, and the offset in the
             source where the denominator starts.
+        definitions: Each name it defines (`D = \max(1, a)`, `D := ...`), with its value.
     """
 
     sides: list[tuple[Expr, int]] = field(default_factory=list)
     divisions: list[tuple[Expr, Expr, int]] = field(default_factory=list)
+    definitions: list[tuple[str, Expr]] = field(default_factory=list)
 
 
 _FRACTIONS = frozenset({r"\frac", r"\dfrac", r"\tfrac", r"\cfrac"})
@@ -60,7 +62,7 @@ _FUNCTIONS = frozenset({r"\max", r"\min", r"\log", r"\ln", r"\exp", r"\sqrt"})
 _TIMES = frozenset({r"\cdot", r"\times", "*", r"\ast"})
 _OVER = frozenset({"/", r"\div"})
 _RELATIONS = frozenset(
-    {"=", "<", ">", ",", ";", r"\le", r"\leq", r"\ge", r"\geq", r"\ne", r"\neq", r"\approx"}
+    {"=", "<", ">", ",", ";", ".", r"\le", r"\leq", r"\ge", r"\geq", r"\ne", r"\neq", r"\approx"}
     | {r"\equiv", r"\sim", r"\propto", r"\to", r"\coloneqq", r"\eqqcolon", r"\mapsto", r"\quad"}
     | {r"\qquad", r"\implies", r"\iff", r"\Rightarrow", r"\rightarrow", r"\leftarrow"}
 )
@@ -95,7 +97,9 @@ def read_latex(source: str, operands: frozenset[str] = frozenset()) -> Math:
     from latex2mathml.tokenizer import tokenize  # only for a page with math
 
     tokens = [_plain(token) for token in tokenize(source)]
-    return _Parser(tokens, _offsets(source, tokens), operands).relation()
+    offsets = _offsets(source, tokens)
+    kept, at = _layout_dropped(tokens)
+    return _Parser(kept, [offsets[i] for i in at], operands).relation()
 
 
 def _plain(token: str) -> str:
@@ -104,6 +108,62 @@ def _plain(token: str) -> str:
     if match is None:
         return token
     return unicodedata.normalize("NFKC", chr(int(match[1], 16)))
+
+
+# Layout, not formula: what separates formulas, and what is dropped with its argument.
+_SEPARATES = {r"\\": ";", "&": None, r"\nonumber": None, r"\notag": None}
+_DROPPED_WITH_GROUP = frozenset({r"\tag", r"\label", r"\tag*"})
+_DEFINES = frozenset({"=", ":=", r"\coloneqq"})
+# Unicode operators, by code point: the middle and multiplication dots, minus and division.
+_UNICODE = {
+    "\u00b7": r"\cdot",
+    "\u22c5": r"\cdot",
+    "\u00d7": r"\times",
+    "\u2212": "-",
+    "\u00f7": r"\div",
+}
+
+
+def _layout_dropped(tokens: list[str]) -> tuple[list[str], list[int]]:
+    r"""The tokens with layout made separators or dropped, and each kept token's index.
+
+    `\\`, `\begin{...}` and `\end{...}` separate formulas; `&`, `\nonumber` and `\notag`
+    go, as do `\tag{...}` and `\label{...}`; `\text{ where }` with spaces is prose between
+    formulas; Unicode's middle dot and multiplication sign are `\cdot` and `\times`.
+    """
+    kept: list[str] = []
+    at: list[int] = []
+    i = 0
+    while i < len(tokens):
+        token = _UNICODE.get(tokens[i], tokens[i])
+        if token in _DROPPED_WITH_GROUP:
+            i += 1
+            if i < len(tokens) and tokens[i] != "{":  # `\tag{1}`: its content is one token
+                i += 1
+                continue
+            depth = 0
+            while i < len(tokens):
+                depth += {"{": 1, "}": -1}.get(tokens[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+            continue
+        if token.startswith((r"\begin", r"\end")):
+            token = ";"
+        elif token in _SEPARATES:
+            token = _SEPARATES[token]
+        elif token in _NAMES and i + 1 < len(tokens) and tokens[i + 1] != "{":
+            text = tokens[i + 1]  # `\text{...}`'s content, one token
+            if text != text.strip() or " " in text.strip():
+                kept.append(";")
+                at.append(i)
+                i += 2
+                continue
+        if token is not None:
+            kept.append(token)
+            at.append(i)
+        i += 1
+    return kept, at
 
 
 def _offsets(source: str, tokens: Iterable[str]) -> list[int]:
@@ -147,13 +207,18 @@ class _Parser:
         return token
 
     def relation(self) -> Math:
+        sides = self.math.sides
         while True:
+            between = []
             while self.peek() in _RELATIONS:
-                self.take()
+                between.append(self.take())
             if not self.peek():
                 return self.math
             start = self.offset()
-            self.math.sides.append((self.sum(), start))
+            side = self.sum()
+            if "".join(between) in _DEFINES and sides and sides[-1][0].op == "name":
+                self.math.definitions.append((str(sides[-1][0].value), side))
+            sides.append((side, start))
             if self.peek() and self.peek() not in _RELATIONS:
                 msg = f"unexpected `{self.peek()}`"
                 raise LatexError(msg)
@@ -199,8 +264,9 @@ class _Parser:
             if token == "_":
                 self.take()
                 subscript = self.raw_group()
-                value = f.leaf(f"{name}_{{{subscript}}}") if name else value
-                name = ""
+                if name and name not in self.operands:  # an operand's subscript is its index
+                    value = f.leaf(f"{name}_{{{subscript}}}")
+                name = name if name in self.operands else ""
             elif token == "^":
                 self.take()
                 value, name = f.power(value, self.group_or_atom()), ""

@@ -43,12 +43,15 @@ class Section:
         line: The 1-based line of the heading.
         text: The Markdown under the heading, subsections included.
         end: Its last line, 1-based; 0 where it is not known.
+        body: The line of `text`'s first line, 1-based: the heading's next line, or the
+            one after a setext heading's underline; 0 where it is not known.
     """
 
     anchor: str
     line: int
     text: str
     end: int = 0
+    body: int = 0
 
 
 def sections(text: str, style: Headings | None = None) -> list[Section]:
@@ -103,7 +106,7 @@ def _sections(text: str, style: Headings | None) -> tuple[Section, ...]:
         zip(headings, _flatten_toc(renderer.toc_tokens), strict=True)
     ):
         end = next((h[0] for h in headings[n + 1 :] if h[2] <= level), len(lines))
-        found.append(Section(anchor, start + 1, "\n".join(lines[body:end]), end))
+        found.append(Section(anchor, start + 1, "\n".join(lines[body:end]), end, body + 1))
     return tuple(found)
 
 

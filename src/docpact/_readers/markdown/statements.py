@@ -8,7 +8,11 @@ code's numerator states its divisor too, whatever its denominator. Where a divis
 denominator is a statement, the division around it is not; a name alone is a mention, not a
 statement, unless it is a denominator (`hits / lookups`). Other formulas
 (`1 / num_trained_rows`) are neither compared nor reported. Only what a reader sees counts:
-fenced code and HTML comments hold no statement.
+fenced code, HTML comments, doctest lines and block quote markers hold no statement.
+
+A place may name its divisor and define it apart: where a code span or math defines a name
+(`d = max(1, a * b)`, `$D = \max(1, a \cdot b)$`), a statement that uses the name (`x / d`)
+states what it is defined as.
 """
 
 from __future__ import annotations
@@ -18,13 +22,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from docpact._model.formula import substitute
 from docpact._readers.markdown.latex import LatexError, read_latex
 from docpact._readers.markdown.prose import INLINE, page_lines, prose_lines
 from docpact._readers.python.formula import read_python
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from docpact._model.formula import Expr
 
 __all__ = ["Statement", "statements"]
@@ -50,7 +53,7 @@ class Statement:
 # Display math first, so that its `$$` is not read as two empty inline `$`.
 _MATH = re.compile(
     r"\$\$(?P<display>.+?)\$\$|\\\[(?P<bracket>.+?)\\\]|\\\((?P<paren>.+?)\\\)"
-    r"|(?<![\\$])\$(?P<inline>[^\s$](?:[^$\n]*[^\s$\\])?)\$(?!\d)",
+    r"|(?<![\\$])\$(?P<inline>[^\s$](?:(?:[^$\n]|\n(?![ \t]*\n))*?[^\s$\\])?)\$(?!\d)",
     re.DOTALL,
 )
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -70,48 +73,179 @@ def statements(
     Returns:
         The statements, in the order of the text.
     """
-    prose = "\n".join(prose_lines(page_lines(text)))
-    # What may hold a statement names an operand or the numerator: the rest is not read.
-    wanted = set(operands) | (numerator.names() if numerator is not None else set())
-    found: list[tuple[int, Statement]] = []
+    prose = "\n".join(_shown(prose_lines(page_lines(text))))
+    reading = _Reading(prose, first_line, operands, numerator)
     blanked = []
     at = 0
     for span in INLINE.finditer(prose):
         blanked += [prose[at : span.start], re.sub(r"[^\n]", " ", span[0] or "")]
         at = span.end
         code = span["code"]
-        if code is not None and _words(code) & wanted:
+        if code is not None and _words(code) & reading.wanted:
             start = span.start + len(span["ticks"] or "")
             # reStructuredText's :math:`...` role holds LaTeX, not code.
-            read = _latex if prose.endswith(":math:", 0, span.start) else _python
-            found += [
-                (start + offset, statement)
-                for offset, statement in read(code, operands, numerator, prose, start, first_line)
-            ]
+            if prose.endswith(":math:", 0, span.start):
+                reading.latex(code, start)
+            else:
+                reading.python(code, start)
     blanked.append(prose[at:])
-    math_text = "".join(blanked)
-    for match in _MATH.finditer(math_text):
+    for match in _MATH.finditer("".join(blanked)):
         group = next(name for name in ("display", "bracket", "paren", "inline") if match[name])
-        if not _words(match[group]) & wanted:
-            continue
-        start = match.start(group)
-        found += [
-            (start + offset, statement)
-            for offset, statement in _latex(
-                match[group], operands, numerator, prose, start, first_line
-            )
-        ]
-    return [statement for _, statement in sorted(found, key=lambda item: item[0])]
+        if _words(match[group]) & reading.wanted:
+            reading.latex(match[group], match.start(group))
+    return reading.result()
 
 
-def _line(prose: str, offset: int, first_line: int) -> int:
-    return first_line + prose.count("\n", 0, offset)
+# A doctest's lines, and the `>` markers of a block quote, are not what a reader reads.
+_DOCTEST = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?:[ \t]|$)")
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+
+
+def _shown(lines: list[str]) -> list[str]:
+    """The lines with doctest lines blanked and block quote markers made spaces."""
+    out = []
+    for line in lines:
+        if _DOCTEST.match(line):
+            out.append("")
+        elif quote := _QUOTE.match(line):
+            out.append(" " * quote.end() + line[quote.end() :])
+        else:
+            out.append(line)
+    return out
+
+
+class _Reading:
+    """The statements of one place, and the names it defines, as they are read."""
+
+    def __init__(
+        self, prose: str, first_line: int, operands: tuple[str, ...], numerator: Expr | None
+    ) -> None:
+        self.prose, self.first_line = prose, first_line
+        self.operands, self.numerator = operands, numerator
+        # What may hold a statement names an operand or the numerator: the rest is not read.
+        self.wanted = set(operands) | (numerator.names() if numerator is not None else set())
+        self.found: list[tuple[int, Statement]] = []
+        self.defined: dict[str, Expr] = {}
+
+    def line(self, offset: int) -> int:
+        return self.first_line + self.prose.count("\n", 0, offset)
+
+    def result(self) -> list[Statement]:
+        found = sorted(self.found, key=lambda item: item[0])
+        return [_defined(statement, self.defined) for _, statement in found]
+
+    def problem(self, offset: int, source: str, problem: str) -> None:
+        self.found.append((offset, Statement(self.line(offset), _one_line(source), None, problem)))
+
+    def python(self, code: str, start: int) -> None:
+        source = code.strip()
+        lead = start + len(code) - len(code.lstrip())
+        flat = source.replace("\n", " ")
+        try:
+            tree = ast.parse(flat, mode="eval").body
+        except SyntaxError as error:
+            try:  # `divisor = max(1, ...)`: the value assigned, which defines the name
+                body = ast.parse(flat, mode="exec").body
+            except SyntaxError:
+                body = []
+            if len(body) != 1 or not isinstance(body[0], ast.Assign) or not body[0].value:
+                if _named(source, self.operands) and _formula_like(source):
+                    self.problem(lead, source, f"is not a Python expression ({error.msg})")
+                return
+            tree = body[0].value
+            targets = body[0].targets
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                self.define(targets[0].id, tree)
+        names = {operand: operand for operand in self.operands}
+        try:
+            sides = [(read_python(tree, names), tree.col_offset)]
+            divisions = [
+                (
+                    read_python(node.left, names),
+                    read_python(node.right, names),
+                    node.right.col_offset,
+                )
+                for node in ast.walk(tree)
+                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.FloorDiv)
+            ]
+        except RecursionError:
+            if _named(source, self.operands):
+                self.problem(lead, source, "is nested too deeply to read")
+            return
+        for expr, column in _chosen(sides, divisions, self.operands, self.numerator):
+            line = self.line(lead + column)
+            self.found.append((lead + column, Statement(line, _one_line(source), expr)))
+
+    def define(self, name: str, tree: ast.AST) -> None:
+        names = {operand: operand for operand in self.operands}
+        try:
+            self.defined.setdefault(name, read_python(tree, names))
+        except RecursionError:
+            return
+
+    def latex(self, math: str, start: int) -> None:
+        lead = start + len(math) - len(math.lstrip())
+        try:
+            read = read_latex(math, frozenset(self.operands))
+        except LatexError as error:
+            if _named(math, self.operands):
+                self.problem(lead, math.strip(), f"cannot be read as math: {error}")
+            return
+        except RecursionError:
+            if _named(math, self.operands):
+                self.problem(lead, math.strip(), "is nested too deeply to read")
+            return
+        for name, value in read.definitions:
+            self.defined.setdefault(name, value)
+        for expr, offset in _chosen(read.sides, read.divisions, self.operands, self.numerator):
+            if macros := expr.macros():
+                problem = f"uses the LaTeX macro `{macros[0]}`, which docpact does not read"
+                self.problem(start + offset, math.strip(), problem)
+            else:
+                line = self.line(start + offset)
+                self.found.append((start + offset, Statement(line, _one_line(math), expr)))
+
+
+def _one_line(source: str) -> str:
+    """A statement's source on one line, for a finding's message."""
+    return " ".join(source.split())
+
+
+def _defined(statement: Statement, defined: dict[str, Expr]) -> Statement:
+    """A statement with the names its place defines replaced by their definitions."""
+    if statement.formula is None or not statement.formula.names() & set(defined):
+        return statement
+    formula = substitute(statement.formula, defined)
+    return Statement(statement.line, statement.source, formula, statement.problem)
+
+
+# What a code span that is no formula looks like: a command line, a definition, a keyword.
+_NOT_FORMULA = re.compile(r"--|\b(?:def|class|import|lambda|return|for|in)\b")
+_OPERATOR = re.compile(r"[*/+]|\bmax\s*\(|\bclamp")
+
+
+def _formula_like(text: str) -> bool:
+    """Whether unreadable code reads like a formula (an operator, a guard), not a command."""
+    return bool(_OPERATOR.search(text)) and not _NOT_FORMULA.search(text)
+
+
+# Functions a statement's formula may apply at its top: a call of any other (`scale(x, a, b)`)
+# is a signature, not a formula.
+_MATH_CALLS = frozenset(
+    {"abs", "sqrt", "log", "exp", "min", "max", "sum", "mean", "prod", "clamp", "maximum"}
+    | {"minimum", "floor", "ceil", "pow"}
+)
 
 
 def _holds(expr: Expr, operands: tuple[str, ...]) -> bool:
-    """Whether a formula is a statement: it holds every operand, or guards one."""
-    names = expr.names()
-    return set(operands) <= names or (expr.op == "guard" and bool(names & set(operands)))
+    """Whether a formula is a statement: it holds every operand, or guards operands only."""
+    if expr.op == "call" and expr.value not in _MATH_CALLS:
+        return False
+    names, wanted = expr.names(), set(operands)
+    if wanted <= names:
+        return True
+    # `max(1, a)` states the divisor without `b`; `max(1, c)`, naming another, states nothing.
+    return expr.op == "guard" and bool(names) and names <= wanted
 
 
 def _chosen(
@@ -140,66 +274,3 @@ def _words(text: str) -> set[str]:
 def _named(text: str, operands: tuple[str, ...]) -> bool:
     """Whether unreadable text still names every operand: a statement docpact must report."""
     return set(operands) <= _words(text)
-
-
-def _python(
-    code: str,
-    operands: tuple[str, ...],
-    numerator: Expr | None,
-    prose: str,
-    start: int,
-    first_line: int,
-) -> Iterator[tuple[int, Statement]]:
-    source = code.strip()
-    lead = len(code) - len(code.lstrip())
-    flat = source.replace("\n", " ")
-    try:
-        tree = ast.parse(flat, mode="eval").body
-    except SyntaxError as error:
-        try:  # `divisor = max(1, ...)`: the value assigned
-            body = ast.parse(flat, mode="exec").body
-        except SyntaxError:
-            body = []
-        if len(body) == 1 and isinstance(body[0], ast.Assign | ast.AnnAssign) and body[0].value:
-            tree = body[0].value
-        else:
-            if _named(source, operands):
-                problem = f"is not a Python expression ({error.msg})"
-                line = _line(prose, start + lead, first_line)
-                yield lead, Statement(line, source, None, problem)
-            return
-    names = {operand: operand for operand in operands}
-    sides = [(read_python(tree, names), tree.col_offset)]
-    divisions = [
-        (read_python(node.left, names), read_python(node.right, names), node.right.col_offset)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.FloorDiv)
-    ]
-    for expr, column in _chosen(sides, divisions, operands, numerator):
-        offset = lead + column
-        yield offset, Statement(_line(prose, start + offset, first_line), source, expr)
-
-
-def _latex(
-    math: str,
-    operands: tuple[str, ...],
-    numerator: Expr | None,
-    prose: str,
-    start: int,
-    first_line: int,
-) -> Iterator[tuple[int, Statement]]:
-    try:
-        read = read_latex(math, frozenset(operands))
-    except LatexError as error:
-        if _named(math, operands):
-            lead = len(math) - len(math.lstrip())
-            line = _line(prose, start + lead, first_line)
-            yield lead, Statement(line, math.strip(), None, f"cannot be read as math: {error}")
-        return
-    for expr, offset in _chosen(read.sides, read.divisions, operands, numerator):
-        line = _line(prose, start + offset, first_line)
-        if macros := expr.macros():
-            problem = f"uses the LaTeX macro `{macros[0]}`, which docpact does not read"
-            yield offset, Statement(line, math.strip(), None, problem)
-        else:
-            yield offset, Statement(line, math.strip(), expr)

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["CUTS_VALUES", "Assignment", "Scope", "is_module_path"]
+__all__ = ["CUTS_VALUES", "MODULES", "Assignment", "Scope", "is_module_path"]
 
 _NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp)
@@ -285,14 +285,15 @@ def is_module_path(node: ast.AST) -> bool:
         node: An expression.
 
     Returns:
-        True for a name of `_MODULES`, or an attribute path from one.
+        True for a name of `MODULES`, or an attribute path from one.
     """
     while isinstance(node, ast.Attribute):
         node = node.value
-    return isinstance(node, ast.Name) and node.id in _MODULES
+    return isinstance(node, ast.Name) and node.id in MODULES
 
 
-_MODULES = frozenset({"torch", "operator", "numpy", "np", "math", "jax", "jnp"})
+MODULES = frozenset({"torch", "operator", "numpy", "np", "math", "jax", "jnp"})
+"""The names of the numeric modules, as code commonly imports them."""
 
 
 def _end(node: ast.AST) -> _Position:

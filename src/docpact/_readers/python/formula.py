@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docpact._model import formula as f
-from docpact._readers.python.flow import CUTS_VALUES, Scope, is_module_path
+from docpact._readers.python.flow import MODULES, Scope
 from docpact._readers.python.trace import chains, divisions
 
 if TYPE_CHECKING:
@@ -96,6 +96,14 @@ _OPERATOR_CALLS = {
     "truediv": f.divide,
 }
 _GUARDS = frozenset({"clamp", "clip", "clamp_min", "maximum", "fmax", "max"})
+# Methods that give an element of the object they are called on: `counts.get(rid)`.
+_ELEMENTS = frozenset({"get", "__getitem__", "index_select", "gather", "take", "take_along_dim"})
+# Functions called by a bare name that docpact reads as themselves; any other bare name
+# called in a divisor is a helper of the project's, whose body docpact does not follow.
+_BUILTINS = frozenset(
+    {"abs", "min", "max", "sum", "len", "round", "pow", "float", "int", "sqrt", "log", "exp"}
+    | {"log1p", "log2", "log10", "floor", "ceil", "prod", "fsum", "hypot"}
+)
 # Containers start empty and are filled in place: they add no formula of their own.
 _FILLS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 
@@ -109,6 +117,9 @@ def read_python(node: ast.AST, operands: Mapping[str, str]) -> Expr:
 
     Returns:
         The formula; a name that is not an operand is a leaf of its own.
+
+    Raises:
+        RecursionError: For an expression nested deeper than Python's recursion limit.
     """
     return _Reader(operands).read(node)
 
@@ -116,9 +127,16 @@ def read_python(node: ast.AST, operands: Mapping[str, str]) -> Expr:
 class _Reader:
     """Reads expressions whose names are not traced: a statement in the docs."""
 
-    def __init__(self, operands: Mapping[str, str]) -> None:
+    def __init__(self, operands: Mapping[str, str], modules: frozenset[str] = MODULES) -> None:
         self.operands = operands
+        self.modules = modules
         self.origins: dict[Expr, int] = {}
+
+    def module(self, node: ast.AST) -> bool:
+        """Whether a node reads like a module (`torch`, `th` for `import torch as th`)."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self.modules
 
     def read(self, node: ast.AST) -> Expr:
         expr = self._read(node)
@@ -133,7 +151,7 @@ class _Reader:
         """The docs' name of an operand that the node names directly, or `None`."""
         if isinstance(node, ast.Name):
             return self.operands.get(node.id)
-        if isinstance(node, ast.Attribute) and not is_module_path(node):
+        if isinstance(node, ast.Attribute) and not self.module(node):
             return self.operands.get(node.attr)
         return None
 
@@ -168,19 +186,16 @@ class _Reader:
         if isinstance(node, ast.DictComp):
             return self.read(node.value)
         if isinstance(node, ast.IfExp):
-            return self._one_of(node, [node.body, node.orelse])
+            return self.conditional(node)
         if isinstance(node, ast.NamedExpr | ast.Await):
             return self.read(node.value)
         return f.leaf(ast.unparse(node))
 
-    def _one_of(self, node: ast.AST, branches: list[ast.AST]) -> Expr:
-        forms = [self.read(branch) for branch in branches]
-        if len(set(forms)) > 1:
-            shown = " or ".join(f"`{form}`" for form in dict.fromkeys(forms))
-            line = getattr(node, "lineno", 0)
-            msg = f"line {line} gives {shown}, depending on a condition"
-            raise Untraced(msg, line)
-        return forms[0]
+    def conditional(self, node: ast.IfExp) -> Expr:
+        """`a if c else b` as a statement writes it: a formula of its own."""
+        return f.call(
+            "if_else", (self.read(node.test), self.read(node.body), self.read(node.orelse))
+        )
 
     def _binary(self, node: ast.BinOp) -> Expr:
         return _combine(node.op, self.read(node.left), self.read(node.right))
@@ -189,7 +204,7 @@ class _Reader:
         func = node.func
         if (name := self.operand(func)) is not None:  # count(r)
             return f.leaf(name)
-        method = isinstance(func, ast.Attribute) and not is_module_path(func.value)
+        method = isinstance(func, ast.Attribute) and not self.module(func.value)
         receiver = func.value if method else None  # type: ignore[union-attr]
         called = getattr(func, "attr", None) or getattr(func, "id", None) or ast.unparse(func)
         args = [receiver, *node.args] if receiver is not None else list(node.args)
@@ -204,10 +219,17 @@ class _Reader:
         if operator is not None and len(args) == 2 and not keywords:
             return operator(self.read(args[0]), self.read(args[1]))
         operand = receiver is not None and self.operand(receiver) is not None
-        if operand and called not in CUTS_VALUES:  # counts.get(rid): an element of it
+        if operand and called in _ELEMENTS:  # counts.get(rid): an element of the operand
             return self.read(receiver)  # type: ignore[arg-type]
-        read = tuple(self.read(arg) for arg in args)
-        return f.call(called, read)
+        return self.other_call(node, called, args, keywords)
+
+    def other_call(
+        self, node: ast.Call, called: str, args: list[ast.AST], keywords: dict[str, ast.AST]
+    ) -> Expr:
+        """Any other call: its name, arguments and keyword arguments, in order."""
+        read = [self.read(arg) for arg in args]
+        read += [f.keyword(name, self.read(value)) for name, value in keywords.items()]
+        return f.call(called, tuple(read))
 
     def _guard(self, called: str, args: list[ast.AST], keywords: dict) -> Expr | None:
         """The guard a call spells, or `None` where the call is no guard."""
@@ -258,10 +280,31 @@ def _number(node: ast.AST) -> float | None:
 class _CodeReader(_Reader):
     """Reads a function's expressions, expanding local names through their assignments."""
 
-    def __init__(self, scope: Scope, operands: Mapping[str, str]) -> None:
-        super().__init__(operands)
+    def __init__(self, scope: Scope, operands: Mapping[str, str], modules: frozenset[str]) -> None:
+        super().__init__(operands, modules)
         self.scope = scope
         self.visiting: set[int] = set()
+
+    def conditional(self, node: ast.IfExp) -> Expr:
+        """`a if c else b` in code: one formula where both branches give it, else untraced."""
+        forms = [self.read(branch) for branch in (node.body, node.orelse)]
+        if len(set(forms)) > 1:
+            shown = " or ".join(f"`{form}`" for form in dict.fromkeys(forms))
+            msg = f"line {node.lineno} gives {shown}, depending on a condition"
+            raise Untraced(msg, node.lineno)
+        return forms[0]
+
+    def other_call(
+        self, node: ast.Call, called: str, args: list[ast.AST], keywords: dict[str, ast.AST]
+    ) -> Expr:
+        """A call of a project's helper is not followed into; any other is read as itself."""
+        if isinstance(node.func, ast.Name) and called not in _BUILTINS:
+            msg = (
+                f"line {node.lineno} divides by what `{ast.unparse(node)}` returns, and docpact "
+                f"does not follow into `{called}`"
+            )
+            raise Untraced(msg, node.lineno)
+        return super().other_call(node, called, args, keywords)
 
     def name(self, node: ast.Name) -> Expr:
         bindings = self.scope.reaching(node)
@@ -415,6 +458,7 @@ def code_formula(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     operands: Mapping[str, str],
     found: list[Division] | None = None,
+    modules: frozenset[str] = MODULES,
 ) -> CodeFormula | None:
     """Derive a function's divisor formula from its body.
 
@@ -422,6 +466,8 @@ def code_formula(
         function: The function's node, with the line numbers of its file.
         operands: The code's name of each operand, to its name in the docs.
         found: The function's divisions, where the caller has them (`divisions`).
+        modules: The names the function's module gives numeric modules (`th` for
+            `import torch as th`), besides the usual ones.
 
     Returns:
         The formula of the returned division that uses the most operands; `None` where no
@@ -435,14 +481,29 @@ def code_formula(
     if not live:
         return None
     wanted = set(operands)
-    best = max(live, key=lambda chain: len(chain.names & wanted))
-    reader = _CodeReader(Scope(function), operands)
-    members = [found[i] for i in best.members]
-    divisors = [reader.read(node) for member in members for node in member.divisors]
-    divisor = f.multiply(*divisors)
+    # The chain that uses the most operands, the longest of those: `y = x / d` then
+    # `y / m` divides by both.
+    rank = max((len(chain.names & wanted), len(chain.members)) for chain in live)
+    best = [c for c in live if (len(c.names & wanted), len(c.members)) == rank]
+    reader = _CodeReader(Scope(function), operands, modules)
     try:
-        first = members[0].dividend
+        formulas = {_divisor(reader, found, chain): chain for chain in best}
+    except RecursionError:
+        line = best[0].line
+        msg = f"the divisor at line {line} is nested too deeply to read"
+        raise Untraced(msg, line) from None
+    if len(formulas) > 1:
+        shown = ", ".join(f"line {chain.line} `{form}`" for form, chain in formulas.items())
+        msg = f"the function returns several divisions: {shown}"
+        raise Untraced(msg, best[0].line)
+    divisor, chain = next(iter(formulas.items()))
+    try:
+        first = found[chain.members[0]].dividend
         numerator = reader.read(first) if first is not None else None
-    except Untraced:
+    except (Untraced, RecursionError):
         numerator = None
-    return CodeFormula(divisor, numerator, reader.origins.get(divisor, best.line))
+    return CodeFormula(divisor, numerator, reader.origins.get(divisor, chain.line))
+
+
+def _divisor(reader: _CodeReader, found: list[Division], chain: Division) -> Expr:
+    return f.multiply(*(reader.read(node) for i in chain.members for node in found[i].divisors))

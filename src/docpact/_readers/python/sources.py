@@ -118,11 +118,13 @@ def _near_objects(dotted: str, package: Module) -> list[str]:
     except (AttributeError, AliasResolutionError, CyclicAliasError):
         names = list(getattr(parent, "members", {}))
     near = []
-    for name in _closest(parts[depth], names):
+    # The name as written is no suggestion: it is there, but griffe cannot resolve it (an
+    # alias of another package, or of a module that does not parse).
+    for name in _closest(parts[depth], [name for name in names if name != parts[depth]]):
         respelled = [*parts[:depth], name, *parts[depth + 1 :]]
         whole = lookup(package, respelled[1:]) is not None
         near.append(".".join(respelled if whole else respelled[: depth + 1]))
-    return near
+    return [path for path in near if path != dotted]
 
 
 def _top_level_names(config: Config) -> list[str]:

@@ -56,6 +56,7 @@ def uses(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[Us
             if isinstance(node, ast.Name | ast.Attribute)
             and name == (node.id if isinstance(node, ast.Name) else node.attr)
             and isinstance(node.ctx, ast.Load)
+            and not _method_of_another(node, parents)
         ),
         key=lambda node: (node.lineno, node.col_offset),
     )
@@ -64,6 +65,14 @@ def uses(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[Us
         if node.lineno not in found:
             found[node.lineno] = _use(node, parents)
     return list(found.values())
+
+
+def _method_of_another(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether a node is a method called on some object (`items.count(x)`), not the name."""
+    if not isinstance(node, ast.Attribute):
+        return False
+    call = parents.get(node)
+    return isinstance(call, ast.Call) and call.func is node
 
 
 def _use(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Use:
