@@ -447,10 +447,31 @@ def test_a_helper_in_the_divisor_is_untraced_and_a_declared_formula_settles_it(
     assert check_project(load_config(pyproject)) == []
 
 
-def test_a_module_alias_spells_the_guard_as_well(tmp_path: Path) -> None:
-    pyproject = write(tmp_path, "return x / th.clamp(a * b, min=1)")
+@pytest.mark.parametrize(
+    ("imports", "body", "formula", "statement"),
+    [
+        (
+            "import torch as th",
+            "return x / th.clamp(a * b, min=1)",
+            "max(1, a * b)",
+            "$$\\max(1, a \\cdot b)$$",
+        ),
+        (
+            "from torch import sqrt as root",
+            "return x / max(1, root(a) * b)",
+            "max(1, root(a) * b)",
+            "$$\\max(1, \\mathrm{root}(\\mathrm{a}) \\cdot \\mathrm{b})$$",
+        ),
+    ],
+    ids=["a module alias", "a function imported from the module"],
+)
+def test_a_module_by_the_names_its_imports_give_is_read_as_the_module(
+    tmp_path: Path, imports: str, body: str, formula: str, statement: str
+) -> None:
+    """What a module imports from torch is torch's, not a helper of the project's."""
+    pyproject = write(tmp_path, body, formula=formula, statement=statement)
     module = tmp_path / "src/pkg/__init__.py"
-    module.write_text("import torch as th\n\n" + module.read_text("utf-8"), "utf-8")
+    module.write_text(f"{imports}\n\n" + module.read_text("utf-8"), "utf-8")
     assert check_project(load_config(pyproject)) == []
 
 

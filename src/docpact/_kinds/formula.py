@@ -110,7 +110,10 @@ def function_divisions(subject: Subject) -> list[Division]:
 
 
 def _modules(subject: Subject) -> frozenset[str]:
-    """The names the function's module gives numeric modules, `th` for `import torch as th`."""
+    """The names the function's module gives numeric modules and what it imports from them.
+
+    `th` for `import torch as th`, `clamp` for `from torch import clamp`.
+    """
     imports = getattr(obj(subject).module, "imports", {}) or {}
     aliases = {name for name, path in imports.items() if path.partition(".")[0] in MODULES}
     return MODULES | aliases

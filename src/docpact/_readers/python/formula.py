@@ -298,7 +298,8 @@ class _CodeReader(_Reader):
         self, node: ast.Call, called: str, args: list[ast.AST], keywords: dict[str, ast.AST]
     ) -> Expr:
         """A call of a project's helper is not followed into; any other is read as itself."""
-        if isinstance(node.func, ast.Name) and called not in _BUILTINS:
+        # A name imported from a numeric module (`from torch import numel`) is read as itself.
+        if isinstance(node.func, ast.Name) and called not in _BUILTINS | self.modules:
             msg = (
                 f"line {node.lineno} divides by what `{ast.unparse(node)}` returns, and docpact "
                 f"does not follow into `{called}`"
