@@ -33,7 +33,7 @@ COLLECTED = {
     "explain.md": (10, 7),
     "index.md": (2, 3),
     "reference/claims.md": (7, 26),
-    "reference/contracts.md": (15, 50),
+    "reference/contracts.md": (15, 51),
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
     "trainer-configuration.md": (20, 79),
