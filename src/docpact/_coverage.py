@@ -130,6 +130,7 @@ def check_coverage(config: Config, packages: list[str]) -> Coverage:
             findings.append(module)
         else:
             modules[dotted] = module
+            findings += _unparsed(module, dotted, config)
     runners = config.examples
     used = _page_references(config) if "sybil" in runners else set()
     used |= _runner_references(config, list(modules.values()))
@@ -187,6 +188,36 @@ def _load(loader: GriffeLoader, dotted: str, config: Config) -> Module | Finding
         msg = f"{config.pyproject.name}: error: package {dotted} has no __all__ to cover"
         raise DocpactError(msg)
     return module
+
+
+def _unparsed(package: Module, dotted: str, config: Config) -> list[Finding]:
+    """A DP001 finding for each module of a package that griffe skipped: it does not parse.
+
+    griffe loads a package whose submodule has a syntax error without it, so the names that
+    module exports would be reported as uncovered, not as unreadable.
+    """
+    if not package.is_package:
+        return []
+    loaded = set()
+    pending = [package]
+    while pending:
+        module = pending.pop()
+        loaded.add(filepath(module))
+        pending += [m for m in module.modules.values() if not m.is_alias]
+    findings = []
+    for path in sorted(filepath(package).parent.rglob("*.py")):
+        if path in loaded or not all(
+            part.isidentifier() for part in path.with_suffix("").parts[-1:]
+        ):
+            continue
+        try:
+            ast.parse(path.read_bytes(), filename=str(path))
+        except (SyntaxError, ValueError) as error:
+            parts = path.relative_to(filepath(package).parent).with_suffix("").parts
+            name = ".".join((dotted, *(part for part in parts if part != "__init__")))
+            place = missing_object(name, 1, package=None, config=config, error=error)
+            findings.append(OBJECT.finding(*place))
+    return findings
 
 
 def _has_doctest(obj: object) -> bool:
