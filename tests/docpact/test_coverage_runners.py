@@ -334,7 +334,7 @@ def test_a_doctest_in_a_propertys_docstring_covers_its_class(project: Path) -> N
 def test_a_submodule_that_does_not_parse_is_dp001_not_only_an_uncovered_name(
     project: Path,
 ) -> None:
-    """A package griffe loads without its broken module: coverage names the module's syntax error."""
+    """A package griffe loads without its broken module: coverage names the syntax error."""
     write(project, None, package='"""P."""\nfrom pkg._m import first\n\n__all__ = ["first"]\n')
     (project / "src/pkg/_m.py").write_text("def first():\n    pass\n\n\ndef broken(:\n", "utf-8")
     result = check_coverage(load_config(project / "pyproject.toml", contracts=False), ["pkg"])
