@@ -459,8 +459,8 @@ def test_a_helper_in_the_divisor_is_untraced_and_a_declared_formula_settles_it(
         (
             "from torch import sqrt as root",
             "return x / max(1, root(a) * b)",
-            "max(1, root(a) * b)",
-            "$$\\max(1, \\mathrm{root}(\\mathrm{a}) \\cdot \\mathrm{b})$$",
+            "max(1, sqrt(a) * b)",
+            "$$\\max(1, \\sqrt{\\mathrm{a}} \\cdot \\mathrm{b})$$",
         ),
     ],
     ids=["a module alias", "a function imported from the module"],
@@ -496,11 +496,10 @@ def test_pages_written_as_people_write_math_pass(tmp_path: Path, statement: str)
     assert check(tmp_path, "return x / max(1, a * b)", statement=statement) == []
 
 
-def test_a_doctest_line_in_the_docstring_is_no_statement(tmp_path: Path) -> None:
-    formula = 'max(1, a * b)``.\n\n    >>> print("`a + b`")\n    `a + b`\n    ``a'
-    found = check(tmp_path, "return x / max(1, a * b)", formula=formula)
-    assert [line.split(" ")[1] for line in found] == ["DP023"]  # the output line, not the input
-    assert found[0].startswith("src/pkg/__init__.py:5: DP023 `a + b` is stated")
+def test_a_doctest_in_the_docstring_is_no_statement(tmp_path: Path) -> None:
+    """A doctest's prompt, continuation and output lines are code, not prose."""
+    formula = 'max(1, a * b)``.\n\n    >>> print(\n    ...     "`a + b`")\n    `a + b`\n\n    ``a'
+    assert check(tmp_path, "return x / max(1, a * b)", formula=formula) == []
 
 
 def test_a_multiline_statement_is_quoted_on_one_line_at_its_first_line(tmp_path: Path) -> None:
@@ -541,3 +540,58 @@ def test_restated_may_not_list_the_contracts_own_object(
     pyproject = write(tmp_path, "return x / max(1, a * b)", keys='restated = ["pkg.f"]\n')
     assert main(["check", "--pyproject", str(pyproject)]) == 2
     assert "restated lists the contract's object 'pkg.f'" in capsys.readouterr().err
+
+
+SECOND_REVIEW = {
+    "a divisor of another function, stated as itself": (
+        "return x / torch.log1p(a * b)",
+        "torch.log1p(a * b)",
+        "$$\\mathrm{log1p}(a \\cdot b)$$",
+    ),
+    "an example's value for an operand": (
+        "return x / max(1, a * b)",
+        "max(1, a * b)",
+        "$\\frac{x}{\\max(1, a \\cdot b)}$: when $b = 0$ the divisor is 1, with `a = 3`.",
+    ),
+    "a builtin and a function imported under another name": (
+        "return x / root(max(1, a * b * len(list(x))))",
+        "sqrt(max(1, a * b * len(list(x))))",
+        "$$\\sqrt{\\max(1, a \\cdot b \\cdot \\mathrm{len}(\\mathrm{list}(x)))}$$",
+    ),
+    "keyword arguments in another order": (
+        "return x / torch.clamp(a * b, min=1, max=10)",
+        "torch.clamp(a * b, max=10, min=1)",
+        "`torch.clamp(a * b, min=1, max=10)`",
+    ),
+    "a prose line that opens with dots": (
+        "return x / max(1, a * b)",
+        "max(1, a * b)",
+        "The divisor is `max(1, a * b)`, per batch\n... and per step: `max(1, a * b)`.",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "formula", "statement"), SECOND_REVIEW.values(), ids=SECOND_REVIEW.keys()
+)
+def test_shapes_of_the_second_review_pass(
+    tmp_path: Path, body: str, formula: str, statement: str
+) -> None:
+    pyproject = write(tmp_path, body, formula=formula, statement=statement)
+    module = tmp_path / "src/pkg/__init__.py"
+    module.write_text("from math import sqrt as root\n\n" + module.read_text("utf-8"), "utf-8")
+    assert [str(f) for f in check_project(load_config(pyproject))] == []
+
+
+def test_a_prose_line_of_dots_still_holds_its_statement(tmp_path: Path) -> None:
+    """Only a doctest's `...` lines are blanked: a drift on a prose line is still found."""
+    statement = "The divisor is `max(1, a * b)`, per batch\n... and per step `max(1, a + b)`."
+    found = check(tmp_path, "return x / max(1, a * b)", statement=statement)
+    assert [line.split(" ")[1] for line in found] == ["DP023"]
+
+
+def test_a_definition_by_itself_is_read_once_as_a_statement(tmp_path: Path) -> None:
+    """`d = ... d * d ...` defines nothing (no blow-up); its value is a wrong statement."""
+    statement = "`d = max(1, a * b * d * d * d * d * d * d)`, and `x / d`."
+    found = check(tmp_path, "return x / max(1, a * b)", statement=statement)
+    assert [line.split(" ")[1] for line in found] == ["DP023", "DP023"]

@@ -109,14 +109,20 @@ def function_divisions(subject: Subject) -> list[Division]:
     return subject.shared(_divisions)
 
 
-def _modules(subject: Subject) -> frozenset[str]:
-    """The names the function's module gives numeric modules and what it imports from them.
+# Modules whose functions a divisor may call by a bare name, besides `MODULES`.
+_NUMERIC = MODULES | {"statistics", "cmath", "fractions", "decimal", "scipy"}
 
-    `th` for `import torch as th`, `clamp` for `from torch import clamp`.
+
+def _imports(subject: Subject) -> tuple[frozenset[str], dict[str, str]]:
+    """What the function's module imports from numeric modules, and the names it renames.
+
+    `th` for `import torch as th`, `clamp` for `from torch import clamp`; and `root` to
+    `sqrt` for `from math import sqrt as root`.
     """
     imports = getattr(obj(subject).module, "imports", {}) or {}
-    aliases = {name for name, path in imports.items() if path.partition(".")[0] in MODULES}
-    return MODULES | aliases
+    numeric = {name: path for name, path in imports.items() if path.partition(".")[0] in _NUMERIC}
+    renamed = {name: path.rpartition(".")[2] for name, path in numeric.items() if "." in path}
+    return MODULES | frozenset(numeric), {k: v for k, v in renamed.items() if k != v}
 
 
 def _code(subject: Subject) -> CodeFormula | Untraced | None:
@@ -126,7 +132,8 @@ def _code(subject: Subject) -> CodeFormula | Untraced | None:
     contract = subject.contract
     names = {contract.in_code(operand): operand for operand in contract.operands}
     try:
-        return code_formula(body, names, function_divisions(subject), _modules(subject))
+        modules, renamed = _imports(subject)
+        return code_formula(body, names, function_divisions(subject), modules, renamed)
     except Untraced as error:
         return error
 

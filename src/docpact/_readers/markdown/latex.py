@@ -62,7 +62,22 @@ _FUNCTIONS = frozenset({r"\max", r"\min", r"\log", r"\ln", r"\exp", r"\sqrt"})
 _TIMES = frozenset({r"\cdot", r"\times", "*", r"\ast"})
 _OVER = frozenset({"/", r"\div"})
 _RELATIONS = frozenset(
-    {"=", "<", ">", ",", ";", ".", r"\le", r"\leq", r"\ge", r"\geq", r"\ne", r"\neq", r"\approx"}
+    {
+        "=",
+        "<",
+        ">",
+        ",",
+        ";",
+        ".",
+        ":",
+        r"\le",
+        r"\leq",
+        r"\ge",
+        r"\geq",
+        r"\ne",
+        r"\neq",
+        r"\approx",
+    }
     | {r"\equiv", r"\sim", r"\propto", r"\to", r"\coloneqq", r"\eqqcolon", r"\mapsto", r"\quad"}
     | {r"\qquad", r"\implies", r"\iff", r"\Rightarrow", r"\rightarrow", r"\leftarrow"}
 )

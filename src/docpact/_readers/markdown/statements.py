@@ -102,10 +102,19 @@ _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 
 
 def _shown(lines: list[str]) -> list[str]:
-    """The lines with doctest lines blanked and block quote markers made spaces."""
-    out = []
+    """The lines with doctest lines blanked and block quote markers made spaces.
+
+    A doctest is a `>>>` line, the `...` lines that continue it, and its output up to a
+    blank line; a `...` line elsewhere is prose.
+    """
+    out: list[str] = []
+    doctest = False
     for line in lines:
-        if _DOCTEST.match(line):
+        prompt = _DOCTEST.match(line)
+        doctest = bool(prompt and prompt[0].lstrip().startswith(">>>")) or (
+            doctest and bool(line.strip())
+        )
+        if doctest:
             out.append("")
         elif quote := _QUOTE.match(line):
             out.append(" " * quote.end() + line[quote.end() :])
@@ -179,9 +188,19 @@ class _Reading:
     def define(self, name: str, tree: ast.AST) -> None:
         names = {operand: operand for operand in self.operands}
         try:
-            self.defined.setdefault(name, read_python(tree, names))
+            self.definition(name, read_python(tree, names))
         except RecursionError:
             return
+
+    def definition(self, name: str, value: Expr) -> None:
+        """Keep a name's definition, unless it would change what statements say.
+
+        An operand or the numerator given a value is an example (`b = 0`), not the divisor's
+        name; a definition that uses its own name, or a macro docpact does not read, is none.
+        """
+        if name in self.wanted or name in value.names() or value.macros():
+            return
+        self.defined.setdefault(name, value)
 
     def latex(self, math: str, start: int) -> None:
         lead = start + len(math) - len(math.lstrip())
@@ -196,7 +215,7 @@ class _Reading:
                 self.problem(lead, math.strip(), "is nested too deeply to read")
             return
         for name, value in read.definitions:
-            self.defined.setdefault(name, value)
+            self.definition(name, value)
         for expr, offset in _chosen(read.sides, read.divisions, self.operands, self.numerator):
             if macros := expr.macros():
                 problem = f"uses the LaTeX macro `{macros[0]}`, which docpact does not read"
@@ -215,7 +234,7 @@ def _defined(statement: Statement, defined: dict[str, Expr]) -> Statement:
     """A statement with the names its place defines replaced by their definitions."""
     if statement.formula is None or not statement.formula.names() & set(defined):
         return statement
-    formula = substitute(statement.formula, defined)
+    formula = substitute(statement.formula, defined, depth=4)
     return Statement(statement.line, statement.source, formula, statement.problem)
 
 
@@ -229,17 +248,18 @@ def _formula_like(text: str) -> bool:
     return bool(_OPERATOR.search(text)) and not _NOT_FORMULA.search(text)
 
 
-# Functions a statement's formula may apply at its top: a call of any other (`scale(x, a, b)`)
-# is a signature, not a formula.
+# A call of other names alone (`scale(x, a, b)`) is a signature, not a formula, unless the
+# function is one formulas are written with.
 _MATH_CALLS = frozenset(
     {"abs", "sqrt", "log", "exp", "min", "max", "sum", "mean", "prod", "clamp", "maximum"}
-    | {"minimum", "floor", "ceil", "pow"}
+    | {"minimum", "floor", "ceil", "pow", "hypot", "norm", "log1p", "rsqrt"}
 )
 
 
 def _holds(expr: Expr, operands: tuple[str, ...]) -> bool:
     """Whether a formula is a statement: it holds every operand, or guards operands only."""
-    if expr.op == "call" and expr.value not in _MATH_CALLS:
+    signature = all(arg.op in {"name", "kw"} for arg in expr.args)
+    if expr.op == "call" and signature and expr.value not in _MATH_CALLS:
         return False
     names, wanted = expr.names(), set(operands)
     if wanted <= names:

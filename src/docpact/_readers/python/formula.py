@@ -31,6 +31,7 @@ unpacked value whose parts cannot be told apart, another in-place method.
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -100,9 +101,8 @@ _GUARDS = frozenset({"clamp", "clip", "clamp_min", "maximum", "fmax", "max"})
 _ELEMENTS = frozenset({"get", "__getitem__", "index_select", "gather", "take", "take_along_dim"})
 # Functions called by a bare name that docpact reads as themselves; any other bare name
 # called in a divisor is a helper of the project's, whose body docpact does not follow.
-_BUILTINS = frozenset(
-    {"abs", "min", "max", "sum", "len", "round", "pow", "float", "int", "sqrt", "log", "exp"}
-    | {"log1p", "log2", "log10", "floor", "ceil", "prod", "fsum", "hypot"}
+_BUILTINS = frozenset(dir(builtins)) | frozenset(
+    {"sqrt", "log", "exp", "log1p", "log2", "log10", "floor", "ceil", "prod", "fsum", "hypot"}
 )
 # Containers start empty and are filled in place: they add no formula of their own.
 _FILLS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
@@ -127,9 +127,15 @@ def read_python(node: ast.AST, operands: Mapping[str, str]) -> Expr:
 class _Reader:
     """Reads expressions whose names are not traced: a statement in the docs."""
 
-    def __init__(self, operands: Mapping[str, str], modules: frozenset[str] = MODULES) -> None:
+    def __init__(
+        self,
+        operands: Mapping[str, str],
+        modules: frozenset[str] = MODULES,
+        renamed: Mapping[str, str] | None = None,
+    ) -> None:
         self.operands = operands
         self.modules = modules
+        self.renamed = renamed or {}
         self.origins: dict[Expr, int] = {}
 
     def module(self, node: ast.AST) -> bool:
@@ -207,6 +213,8 @@ class _Reader:
         method = isinstance(func, ast.Attribute) and not self.module(func.value)
         receiver = func.value if method else None  # type: ignore[union-attr]
         called = getattr(func, "attr", None) or getattr(func, "id", None) or ast.unparse(func)
+        if isinstance(func, ast.Name):  # `from math import sqrt as root`: `root` is `sqrt`
+            called = self.renamed.get(called, called)
         args = [receiver, *node.args] if receiver is not None else list(node.args)
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
         builtin_max = called == "max" and isinstance(func, ast.Name)  # not torch.max(x, dim)
@@ -228,7 +236,7 @@ class _Reader:
     ) -> Expr:
         """Any other call: its name, arguments and keyword arguments, in order."""
         read = [self.read(arg) for arg in args]
-        read += [f.keyword(name, self.read(value)) for name, value in keywords.items()]
+        read += [f.keyword(name, self.read(value)) for name, value in sorted(keywords.items())]
         return f.call(called, tuple(read))
 
     def _guard(self, called: str, args: list[ast.AST], keywords: dict) -> Expr | None:
@@ -280,8 +288,14 @@ def _number(node: ast.AST) -> float | None:
 class _CodeReader(_Reader):
     """Reads a function's expressions, expanding local names through their assignments."""
 
-    def __init__(self, scope: Scope, operands: Mapping[str, str], modules: frozenset[str]) -> None:
-        super().__init__(operands, modules)
+    def __init__(
+        self,
+        scope: Scope,
+        operands: Mapping[str, str],
+        modules: frozenset[str],
+        renamed: Mapping[str, str],
+    ) -> None:
+        super().__init__(operands, modules, renamed)
         self.scope = scope
         self.visiting: set[int] = set()
 
@@ -460,6 +474,7 @@ def code_formula(
     operands: Mapping[str, str],
     found: list[Division] | None = None,
     modules: frozenset[str] = MODULES,
+    renamed: Mapping[str, str] | None = None,
 ) -> CodeFormula | None:
     """Derive a function's divisor formula from its body.
 
@@ -468,7 +483,9 @@ def code_formula(
         operands: The code's name of each operand, to its name in the docs.
         found: The function's divisions, where the caller has them (`divisions`).
         modules: The names the function's module gives numeric modules (`th` for
-            `import torch as th`), besides the usual ones.
+            `import torch as th`) and what it imports from them, besides the usual ones.
+        renamed: The functions it imports under another name, to their own (`root` to
+            `sqrt` for `from math import sqrt as root`).
 
     Returns:
         The formula of the returned division that uses the most operands; `None` where no
@@ -486,7 +503,7 @@ def code_formula(
     # `y / m` divides by both.
     rank = max((len(chain.names & wanted), len(chain.members)) for chain in live)
     best = [c for c in live if (len(c.names & wanted), len(c.members)) == rank]
-    reader = _CodeReader(Scope(function), operands, modules)
+    reader = _CodeReader(Scope(function), operands, modules, renamed or {})
     try:
         formulas = {_divisor(reader, found, chain): chain for chain in best}
     except RecursionError:
