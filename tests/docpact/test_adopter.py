@@ -27,7 +27,9 @@ pytestmark = [
 ]
 
 LOSS = "agentrl/loss.py"
+METRICS = "agentrl/metrics.py"
 PAGE = "docs/20-trainer-configuration.md"
+EXAMPLES = "docs/30-examples.md"
 PROPS = "tests/test_loss.py"
 # Each way of running docpact an adopter's CI has: its check, and both strict builds.
 RUNS = {
@@ -135,3 +137,62 @@ def test_each_drift_fails_the_check_and_both_strict_builds_at_its_line(
         result = run(project, command)
         assert result.returncode == 1, (name, result.stdout)
         assert f"{path}:{line}: {message}" in result.stdout, (name, result.stdout)
+
+
+# The formulas the adopter states: `per_rollout_mean`'s (its docs name `rollout_token_count`,
+# its code `rollout_token_counts`) as a code span in its docstring and `$$` math on a numbered
+# page, and `StepCounts.kept_share`'s (a ratio in a `@property`) as a code span and inline math.
+# Each formula drift: the file, the text replaced and its replacement, and the finding it must give,
+# at the line of the file that holds the text `at` once drifted.
+FORMULA_DRIFTS = {
+    "docstring: a product turned into a sum": (
+        (
+            LOSS,
+            "``rollout_token_count(r) * num_trained_rows``",
+            "``rollout_token_count(r) + num_trained_rows``",
+        ),
+        (LOSS, "``rollout_token_count(r) + num_trained_rows``", "DP023"),
+    ),
+    "page math: the product turned into a sum": (
+        (PAGE, r"(r) \times \mathrm{num", r"(r) + \mathrm{num"),
+        (PAGE, r"\hat{A}_i = \frac", "DP023"),
+    ),
+    "code: the product turned into a sum": (
+        (
+            LOSS,
+            "rollout_token_counts[rid] * num_trained_rows",
+            "rollout_token_counts[rid] + num_trained_rows",
+        ),
+        (LOSS, "rollout_token_counts[rid] + num_trained_rows", "DP023"),
+    ),
+    "property docstring: the guard dropped": (
+        (METRICS, "``kept_rows / max(1, total_rows)``", "``kept_rows / total_rows``"),
+        (METRICS, "rows kept: ``kept_rows / total_rows``", "DP023"),
+    ),
+    "property code: the guard dropped": (
+        (METRICS, "self.kept_rows / max(1, self.total_rows)", "self.kept_rows / self.total_rows"),
+        (METRICS, "return self.kept_rows / self.total_rows", "DP023"),
+    ),
+    "page inline math: no formula left": (
+        (
+            EXAMPLES,
+            r"$\mathrm{kept\_rows} / \max(1, \mathrm{total\_rows})$",
+            "the kept rows over them",
+        ),
+        (EXAMPLES, "## Kept share", "DP022"),
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", FORMULA_DRIFTS.values(), ids=FORMULA_DRIFTS.keys())
+def test_each_formula_drift_fails_the_check_and_both_strict_builds(
+    tmp_path: Path, edit: tuple[tuple[str, str, str], tuple[str, str, str]]
+) -> None:
+    (path, old, new), (at_path, at_text, code) = edit
+    project = copy_project("adopter_project", tmp_path)
+    drift(project / path, old, new)
+    where = f"{at_path}:{line_of(project / at_path, at_text)}: {code} "
+    for command in RUNS.values():
+        result = run(project, command)
+        assert result.returncode == 1, (command, result.stdout)
+        assert where in result.stdout, (command, result.stdout)

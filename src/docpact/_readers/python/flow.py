@@ -89,7 +89,6 @@ class Scope:
         Returns:
             Every name and attribute name met on the way, and every assignment passed.
         """
-        # `reaching` gives the assignments of one use; this follows them transitively.
         names: set[str] = set()
         passed: dict[int, Assignment] = {}
         pending = list(roots)
@@ -99,7 +98,7 @@ class Scope:
                     names.add(node.attr)
                 elif isinstance(node, ast.Name):
                     names.add(node.id)
-                    for binding in self._reaching(node):
+                    for binding in self.reaching(node):
                         if id(binding) not in passed:
                             passed[id(binding)] = binding
                             pending.append(binding.source)
@@ -114,22 +113,6 @@ class Scope:
         Returns:
             The assignments; none for a parameter or a name of another scope.
         """
-        return self._reaching(use)
-
-    def straight(self, binding: Assignment, use: ast.Name) -> bool:
-        """Whether an assignment runs whenever the use does: it is in a block around the use.
-
-        Args:
-            binding: An assignment that reaches the use.
-            use: A name of this scope.
-
-        Returns:
-            True where the assignment's block holds the use, directly or in nested blocks.
-        """
-        context = self._contexts.get(id(use))
-        return context is not None and binding.context.block in context.blocks
-
-    def _reaching(self, use: ast.Name) -> list[Assignment]:
         context = self._contexts.get(id(use))
         bindings = self._bindings.get(use.id, [])
         if context is None:
@@ -143,6 +126,19 @@ class Scope:
             if (loop.lineno, loop.col_offset) > last:  # type: ignore[attr-defined]
                 found += [b for b in bindings if loop in b.context.loops and b not in found]
         return found
+
+    def straight(self, binding: Assignment, use: ast.Name) -> bool:
+        """Whether an assignment runs whenever the use does: it is in a block around the use.
+
+        Args:
+            binding: An assignment that reaches the use.
+            use: A name of this scope.
+
+        Returns:
+            True where the assignment's block holds the use, directly or in nested blocks.
+        """
+        context = self._contexts.get(id(use))
+        return context is not None and binding.context.block in context.blocks
 
     def _visit_block(
         self, statements: list[ast.stmt], blocks: frozenset[_Block], loops: tuple[ast.AST, ...]

@@ -386,19 +386,16 @@ class _CodeReader(_Reader):
         if not method.endswith("_"):
             return None  # x.sum(), x.numel(): reads the object, does not change it
         receiver = call.func.value
-        before = self.name(receiver)
-        args = [self.read(arg) for arg in call.args]
-        keywords = {k.arg: k.value for k in call.keywords if k.arg}
         bare = method[:-1]
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
         if bare in _KEEPS:
-            return before
-        if bare in {"clamp", "clip", "clamp_min"}:
-            bound = keywords.get("min", call.args[0] if call.args else None)
-            number = _number(bound) if bound is not None else None
-            if number is not None and "max" not in keywords and len(call.args) <= 1:
-                return f.guard(number, before)
-        elif bare in _OPERATOR_CALLS and len(args) == 1:
-            return _OPERATOR_CALLS[bare](before, args[0])
+            return self.name(receiver)
+        if bare in {"clamp", "clip", "clamp_min"}:  # the guard, as the call's own spelling
+            guarded = self._guard(bare, [receiver, *call.args], keywords)
+            if guarded is not None:
+                return guarded
+        elif (operator := _OPERATOR_CALLS.get(bare)) is not None and len(call.args) == 1:
+            return operator(self.name(receiver), self.read(call.args[0]))
         return self._unreadable_change(use, line, ast.unparse(call))
 
     def _unreadable_change(self, use: ast.Name, line: int, code: str) -> Expr:
