@@ -8,6 +8,7 @@ all its rows, times the number of rows trained in the step. Everything public li
 
 from __future__ import annotations
 
+from rolloutnorm._aggregation import AggregationMasses, aggregation_masses
 from rolloutnorm._config import RolloutNormConfig, load_config
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._loss import PolicyLossConfig, compute_policy_loss_per_rollout_mean
@@ -19,6 +20,7 @@ from rolloutnorm._step import TrainedBatch, retain_and_normalize
 __version__ = "0.1.0"
 
 __all__ = [
+    "AggregationMasses",
     "DropReason",
     "MassReport",
     "PolicyLossConfig",
@@ -27,6 +29,7 @@ __all__ = [
     "RolloutNormConfig",
     "RolloutNormError",
     "TrainedBatch",
+    "aggregation_masses",
     "check_batch",
     "compute_policy_loss_per_rollout_mean",
     "load_config",
