@@ -67,6 +67,9 @@ YAML_HOSTILE = [
     "actor_rollout_ref: !!python/object/apply:os.system [echo]\n",
     "actor_rollout_ref: &r {rollout: *r}\n",
     "actor_rollout_ref: {rollout: {n: 1e999}}\n",
+    "actor_rollout_ref:\n  actor:\n    clip_ratio_high: " + "9" * 400 + "\n",
+    "actor_rollout_ref:\n  rollout:\n    n: " + "9" * 5000 + "\n",
+    "trainer:\n  started: 2024-13-45\n",
     "actor_rollout_ref:\n  rollout:\n    n: !!binary aGk=\n",
     "\xff",
     "a: &a [x, x, x, x, x, x, x, x, x]\n"
@@ -77,6 +80,7 @@ SET_VALUES = [
     "1",
     "null",
     "[" * 30 + "]" * 30,
+    "[" * 600 + "]" * 600,
     "[" * 30,
     "{a: " * 30 + "1" + "}" * 30,
     "1e999",
@@ -86,6 +90,9 @@ SET_VALUES = [
     "- - - 1",
     "'x'",
     "9" * 5000,
+    "9" * 400,
+    "-" + "9" * 400,
+    "2024-13-45",
     ".nan",
     "0x10",
 ]
@@ -94,6 +101,7 @@ KEYS = [
     "actor_rollout_ref.actor.ppo_mini_batch_size",
     "rolloutnorm.retention_seed",
     "actor_rollout_ref.actor.clip_ratio_c",
+    "actor_rollout_ref.actor.clip_ratio_high",
 ]
 
 
@@ -198,15 +206,23 @@ PLAIN_DTYPES = {"bool", "uint8", "int64", "float32", "float64"}
 
 
 def _tensors(draw: st.DrawFn, batch: list[dict], suffix: str) -> tuple[bytes, bool]:
-    """The batch as a .pt or .npz file, its mask of a drawn dtype; whether it stays valid."""
+    """The batch as a .pt or .npz file, its mask of a drawn dtype; whether it stays valid.
+
+    A .pt file holds its ids as an integer tensor, or as a Python list of the rows' ids, maybe
+    of mixed kinds ("a" and 1), which the normalization refuses.
+    """
     mask = _mask(batch)
     ids = [r["rollout_id"] for r in batch]
-    if not all(isinstance(i, int) for i in ids):
+    container = draw(st.sampled_from(["tensor", "list", "mixed list"])) if suffix == ".pt" else ""
+    if container in {"", "tensor"} and not all(isinstance(i, int) for i in ids):
         ids = list(range(len(ids)))
         for r, i in zip(batch, ids, strict=True):
             r["rollout_id"] = i
     dtype = draw(st.sampled_from(MASK_DTYPES))
     valid = dtype in {*PLAIN_DTYPES, ">f4", "grad"}
+    if container == "mixed list" and len(ids) > 1:
+        other = 1 if isinstance(ids[0], str) else "a"
+        ids, valid = [ids[0], *[other] * (len(ids) - 1)], False
     buffer = io.BytesIO()
     if suffix == ".pt":
         base = {
@@ -224,7 +240,10 @@ def _tensors(draw: st.DrawFn, batch: list[dict], suffix: str) -> tuple[bytes, bo
             tensor = tensor.to_sparse()
         if dtype == "grad":
             tensor.requires_grad_()
-        data = {"response_mask": tensor, "rollout_ids": torch.tensor(ids)}
+        data = {
+            "response_mask": tensor,
+            "rollout_ids": torch.tensor(ids) if container == "tensor" else ids,
+        }
         if "reward" in batch[0]:
             data["rewards"] = torch.tensor([r["reward"] for r in batch], dtype=torch.float64)
             data["group_ids"] = torch.tensor([r["group_id"] for r in batch])

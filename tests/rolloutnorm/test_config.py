@@ -251,6 +251,7 @@ BAD_VALUES = [
     pytest.param(KEYS["clip_ratio_high"], None, id="null-for-float"),
     pytest.param(KEYS["clip_ratio_high"], float("nan"), id="nan-for-float"),
     pytest.param(KEYS["clip_ratio_c"], float("inf"), id="inf-for-float"),
+    pytest.param(KEYS["clip_ratio_high"], 10**400, id="int-past-float"),
     pytest.param(MINI, 0, id="ppo_mini_batch_size-0"),
     pytest.param(KEYS["ppo_epochs"], 0, id="ppo_epochs-0"),
     pytest.param(KEYS["ppo_epochs"], True, id="bool-for-ppo_epochs"),

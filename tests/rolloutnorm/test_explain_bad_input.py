@@ -297,6 +297,103 @@ def test_a_set_value_nested_30_deep_is_a_usage_error(tmp_path, capsys):
     )
 
 
+def test_a_set_value_nested_600_deep_is_a_usage_error(tmp_path, capsys):
+    """``--set`` nested 600 deep, past Python's recursion in PyYAML, names the bound, exit 2."""
+    (tmp_path / "batch.jsonl").write_bytes(OK)
+    value = "[" * 600 + "]" * 600
+    with pytest.raises(SystemExit) as exit_:
+        main(
+            [
+                "explain",
+                str(tmp_path / "batch.jsonl"),
+                "--set",
+                f"actor_rollout_ref.rollout.n={value}",
+            ]
+        )
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == (
+        "rolloutnorm explain: error: argument --set: actor_rollout_ref.rollout.n: the value "
+        "'[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['... (1200 characters) cannot be read: nested more "
+        "than 64 levels deep (MAX_YAML_DEPTH)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("9" * 5000, "an integer of 5000 digits, more than the 4300 Python converts"),
+        ("2024-13-45", "'2024-13-45' is no timestamp: month must be in 1..12"),
+        ("!!int x", "'x' is no int: invalid literal for int() with base 10: 'x'"),
+    ],
+    ids=["5,000 digits", "13th month", "tagged int"],
+)
+def test_a_set_value_yaml_cannot_build_is_a_usage_error(value, reason, tmp_path, capsys):
+    """A scalar PyYAML matches but cannot build (ValueError inside it) is named, exit 2."""
+    (tmp_path / "batch.jsonl").write_bytes(OK)
+    with pytest.raises(SystemExit) as exit_:
+        main(
+            [
+                "explain",
+                str(tmp_path / "batch.jsonl"),
+                "--set",
+                f"rolloutnorm.retention_seed={value}",
+            ]
+        )
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"cannot be read: {reason}")
+
+
+BIG = "9" * 400
+CLIP_HIGH = "actor_rollout_ref.actor.clip_ratio_high"
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_config_clip_ratio_past_a_float_names_its_key(sign, tmp_path, capsys):
+    """``clip_ratio_high:`` as a 400-digit integer is refused under its key, no OverflowError."""
+    (tmp_path / "batch.jsonl").write_bytes(OK)
+    config = tmp_path / "c.yaml"
+    config.write_text(f"actor_rollout_ref:\n  actor:\n    clip_ratio_high: {sign}{BIG}\n", "utf-8")
+    assert refused(capsys, str(tmp_path / "batch.jsonl"), "--config", str(config)) == (
+        f"{config}: {CLIP_HIGH} must be a finite number, got a number too large for a float"
+    )
+    assert refused(capsys, str(tmp_path / "batch.jsonl"), f"--set={CLIP_HIGH}={sign}{BIG}") == (
+        f"--set: {CLIP_HIGH} must be a finite number, got a number too large for a float"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (f"actor_rollout_ref:\n  rollout:\n    n: {'9' * 5000}\n",
+         "3: an integer of 5000 digits, more than the 4300 Python converts"),
+        ("trainer:\n  started: 2024-13-45\n",
+         "2: '2024-13-45' is no timestamp: month must be in 1..12"),
+    ],
+    ids=["5,000 digits", "13th month"],
+)  # fmt: skip
+def test_a_config_value_yaml_cannot_build_is_located(content, message, tmp_path, capsys):
+    """A value PyYAML matches but cannot build is one ``path:LINE:`` line, not a ValueError."""
+    (tmp_path / "batch.jsonl").write_bytes(OK)
+    config = tmp_path / "c.yaml"
+    config.write_text(content, "utf-8")
+    assert refused(capsys, str(tmp_path / "batch.jsonl"), "--config", str(config)) == (
+        f"{config}:{message}"
+    )
+
+
+@pytest.mark.parametrize("every_row", [False, True], ids=["none trained", "every row trained"])
+def test_a_pt_batch_of_mixed_id_kinds_is_refused(every_row, tmp_path, capsys):
+    """A .pt list of ids mixing "a" and 1 is refused by the normalization's own id rule."""
+    path = tmp_path / "batch.pt"
+    torch.save({"response_mask": torch.ones(2, 3, dtype=torch.bool), "rollout_ids": ["a", 1]}, path)
+    args = EVERY_ROW if every_row else ()
+    assert refused(capsys, str(path), *args) == (
+        f"{path}: rollout_ids must all be of one kind, got int, str"
+    )
+
+
 def laughs(levels: int) -> str:
     """A "billion laughs" document: each anchor nine aliases of the one before."""
     lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]

@@ -235,6 +235,7 @@ def test_bad_config_raises(config: object, match: str) -> None:
         ({"clip_ratio_c": 1.0}, "clip_ratio_c must be greater than 1"),
         ({"clip_ratio_high": math.inf}, "clip_ratio_high must be a finite number"),
         ({"clip_ratio_low": math.nan}, "clip_ratio_low must be a finite number"),
+        ({"clip_ratio_high": 10**400}, "clip_ratio_high must be a finite number, got a number too"),
         ({"clip_ratio_c": "3"}, "clip_ratio_c must be a finite number"),
         ({"clip_ratio_low": False}, "clip_ratio_low must be a finite number"),
         ({"dp_size": 0}, "dp_size must be a positive int"),

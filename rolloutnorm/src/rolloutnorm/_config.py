@@ -7,6 +7,7 @@ import dataclasses
 import importlib.resources
 import numbers
 import stat
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ __all__ = [
     "field_for",
     "flatten",
     "load_config",
+    "parse_yaml",
     "read_yaml",
     "regular_file",
 ]
@@ -103,17 +105,19 @@ class RolloutNormConfig:
         if self.max_ppo_update_times is not None:
             value = as_count(self.max_ppo_update_times, KEYS["max_ppo_update_times"])
             object.__setattr__(self, "max_ppo_update_times", value)
-        for field in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c"):
+        clip_ratios = ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c")
+        for field in clip_ratios:
             value = getattr(self, field)
             if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
                 msg = f"{KEYS[field]} must be a number, got {type(value).__name__} {value!r}"
                 raise RolloutNormError(msg)
-            object.__setattr__(self, field, float(value))
         try:
-            self.policy_loss_config()
+            loss = self.policy_loss_config()
         except RolloutNormError as error:
             msg = f"actor_rollout_ref.actor.{error}"
             raise RolloutNormError(msg) from None
+        for field in clip_ratios:
+            object.__setattr__(self, field, getattr(loss, field))
 
     @property
     def mini_batch_size(self) -> int:
@@ -187,8 +191,8 @@ MAX_YAML_DEPTH = 64
 MAX_YAML_NODES = 1_000_000
 
 
-class _YamlTooBig(Exception):
-    """A YAML document nested or expanded past the bounds, at a line."""
+class _YamlRefused(Exception):
+    """A YAML document refused at a line: nested or expanded past the bounds, or a bad value."""
 
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
@@ -209,13 +213,21 @@ class _BoundedLoader(yaml.SafeLoader):
             if self.depth > MAX_YAML_DEPTH:
                 line = self.peek_event().start_mark.line + 1
                 msg = f"nested more than {MAX_YAML_DEPTH} levels deep (MAX_YAML_DEPTH)"
-                raise _YamlTooBig(line, msg)
+                raise _YamlRefused(line, msg)
             node = super().compose_node(parent, index)
         finally:
             self.depth -= 1
         if self.depth == 0 and node is not None:
             self._expanded_size(node)
         return node
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, AttributeError) as error:
+            # PyYAML's constructors raise these for a scalar that matches a tag's pattern but
+            # is no value of it: an integer past Python's digit limit, a 13th month, `!!int x`.
+            raise _YamlRefused(node.start_mark.line + 1, _unreadable(node, error)) from None
 
     def _expanded_size(self, node: yaml.Node) -> int:
         """The nodes ``node`` builds with every alias expanded, each shared node counted once."""
@@ -233,7 +245,7 @@ class _BoundedLoader(yaml.SafeLoader):
                 f"expands to more than {MAX_YAML_NODES} values through its aliases "
                 "(MAX_YAML_NODES): a trainer config repeats an anchor a few times"
             )
-            raise _YamlTooBig(node.start_mark.line + 1, msg)
+            raise _YamlRefused(node.start_mark.line + 1, msg)
         self.sizes[id(node)] = size
         return size
 
@@ -259,6 +271,20 @@ def regular_file(path: Path) -> None:
         raise RolloutNormError(msg)
 
 
+def _unreadable(node: yaml.Node, error: Exception) -> str:
+    """Why a scalar's value cannot be built, in one line."""
+    value, kind = str(node.value), node.tag.rpartition(":")[2]
+    if kind == "int" and value.lstrip("+-").isdigit():
+        return (
+            f"an integer of {len(value.lstrip('+-'))} digits, more than the "
+            f"{sys.get_int_max_str_digits()} Python converts"
+        )
+    shown = repr(value) if len(value) <= 40 else f"{value[:40]!r}..."
+    # A ValueError says what is wrong (month must be in 1..12); the others are PyYAML's own.
+    reason = str(error).split(";")[0] if isinstance(error, ValueError) else ""
+    return f"{shown} is no {kind}{': ' if reason else ''}{reason}"
+
+
 def read_yaml(path: Path) -> object:
     """A user's YAML file, parsed safely; a file that cannot be read, or is not YAML, is one line.
 
@@ -274,22 +300,41 @@ def read_yaml(path: Path) -> object:
     except UnicodeDecodeError as error:
         msg = f"{path}: not UTF-8 text: {error.reason} at byte {error.start}"
         raise RolloutNormError(msg) from None
+    return parse_yaml(text, source=str(path))
+
+
+def parse_yaml(text: str, *, source: str | None = None) -> object:
+    """YAML text parsed as `read_yaml` parses a file: safely, bounded, any fault one line.
+
+    Args:
+        text: The YAML.
+        source: The file, named in an error as ``SOURCE:LINE: message``; None for a caller
+            that names the text itself (``--set KEY=VALUE``), the error then the message.
+
+    Returns:
+        The parsed value.
+
+    Raises:
+        RolloutNormError: If the text is not YAML, nests or expands past the bounds, or holds
+            a scalar that is no value of its type (an integer past Python's digit limit).
+    """
     loader = _BoundedLoader(text)
     try:
         return loader.get_single_data()
-    except _YamlTooBig as error:
-        msg = f"{path}:{error.line}: {error.message}"
-        raise RolloutNormError(msg) from None
+    except _YamlRefused as error:
+        line, message = error.line, error.message
     except yaml.YAMLError as error:
         # One line, as every error of a user's file: PyYAML's own spans several.
         mark = getattr(error, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else f"{path}"
+        line = mark.line + 1 if mark is not None else None
         parts = [getattr(error, "context", None), getattr(error, "problem", None)]
         reason = "; ".join(part for part in parts if part) or str(error)
-        msg = f"{where}: not valid YAML: {' '.join(reason.split())}"
-        raise RolloutNormError(msg) from None
+        message = f"not valid YAML: {' '.join(reason.split())}"
     finally:
         loader.dispose()
+    if source is not None:
+        message = f"{source}:{line}: {message}" if line is not None else f"{source}: {message}"
+    raise RolloutNormError(message)
 
 
 def flatten(

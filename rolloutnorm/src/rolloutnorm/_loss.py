@@ -72,8 +72,16 @@ class PolicyLossConfig:
         names = ("clip_ratio_low", "clip_ratio_high", "clip_ratio_c")
         for name in names:
             value = getattr(self, name)
-            finite = isinstance(value, numbers.Real) and math.isfinite(value)
-            if isinstance(value, bool) or not finite:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                msg = f"{name} must be a finite number, got {value!r}"
+                raise RolloutNormError(msg)
+            try:
+                finite = math.isfinite(value)
+            except OverflowError:
+                # An int (or Fraction) past a float's range, whose repr may run to pages.
+                msg = f"{name} must be a finite number, got a number too large for a float"
+                raise RolloutNormError(msg) from None
+            if not finite:
                 msg = f"{name} must be a finite number, got {value!r}"
                 raise RolloutNormError(msg)
         if not 0 <= self.clip_ratio_low < 1:

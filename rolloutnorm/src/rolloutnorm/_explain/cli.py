@@ -11,9 +11,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from rolloutnorm._config import RolloutNormConfig, field_for, flatten, load_config, read_yaml
+from rolloutnorm._config import (
+    RolloutNormConfig,
+    field_for,
+    flatten,
+    load_config,
+    parse_yaml,
+    read_yaml,
+)
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._explain.explanation import explain
 from rolloutnorm._explain.plot import write_plot
@@ -111,15 +116,26 @@ def _assignment(text: str) -> tuple[str, Any]:
     except RolloutNormError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     try:
-        parsed = yaml.safe_load(value)
-    except yaml.YAMLError:
-        msg = f"{key}: the value {value!r} is not a YAML scalar"
+        parsed = parse_yaml(value)
+    except RolloutNormError as error:
+        reason = str(error)
+        if reason.startswith("not valid YAML"):
+            msg = f"{key}: the value {_quoted(value)} is not a YAML scalar"
+        else:
+            msg = f"{key}: the value {_quoted(value)} cannot be read: {reason}"
         raise argparse.ArgumentTypeError(msg) from None
     if isinstance(parsed, list | dict):
         kind = type(parsed).__name__
-        msg = f"{key}: the value {value!r} is not a YAML scalar: it reads as a {kind}"
+        msg = f"{key}: the value {_quoted(value)} is not a YAML scalar: it reads as a {kind}"
         raise argparse.ArgumentTypeError(msg)
     return key, parsed
+
+
+def _quoted(value: str) -> str:
+    """A value of ``--set`` as its error quotes it: a long one cut, with its length."""
+    if len(value) <= 60:
+        return repr(value)
+    return f"{value[:30]!r}... ({len(value)} characters)"
 
 
 def main(args: Sequence[str] | None = None) -> int:
