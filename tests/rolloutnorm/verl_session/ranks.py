@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The CPU ranks of a real-loop world: gloo processes that meet through a file, bounded in time.
 
-Every rank runs `actor_world.run_scenarios`; rank 0 saves the records. The ranks meet through
-``init_method=file://`` in the world's temporary folder, so no port is chosen and raced for.
+Every rank runs the world's work (`actor_world.run_scenarios` unless `run_world` is given
+another); rank 0 saves what it returns. The ranks meet through ``init_method=file://`` in the
+world's temporary folder, so no port is chosen and raced for.
 `run_world` reports every rank's exit: a rank that failed with its traceback, one killed by a
 signal, one killed after the timeout, and one killed because another failed first.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 import traceback
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,7 +23,7 @@ import torch
 import torch.multiprocessing as mp
 
 
-def _rank_main(rank: int, world_size: int, folder: str, scenarios: list, model: str) -> None:
+def _rank_main(rank: int, world_size: int, folder: str, work: Callable, args: tuple) -> None:
     out = Path(folder)
     try:
         os.environ.update(
@@ -43,7 +45,7 @@ def _rank_main(rank: int, world_size: int, folder: str, scenarios: list, model: 
         import rolloutnorm.verl
 
         rolloutnorm.verl.register()
-        results = actor_world.run_scenarios(rank, world_size, scenarios, Path(model))
+        results = work(rank, world_size, *args)
         if rank == 0:
             torch.save(results, out / "results.pt")
         torch.distributed.barrier()
@@ -78,9 +80,18 @@ def _exit_report(
 
 
 def run_world(
-    world_size: int, folder: Path, scenarios: list, model: Path, timeout_s: float
+    world_size: int,
+    folder: Path,
+    scenarios: list,
+    model: Path,
+    timeout_s: float,
+    *,
+    work: Callable = actor_world.run_scenarios,
 ) -> dict:
     """Start ``world_size`` ranks, wait at most ``timeout_s``, return rank 0's records.
+
+    Each rank calls ``work(rank, world_size, scenarios, model)``; ``work`` must be a function
+    of a module the ranks can import (they are spawned).
 
     Raises:
         AssertionError: If a rank does not exit with 0: every rank's exit is reported, with
@@ -89,7 +100,8 @@ def run_world(
     context = mp.get_context("spawn")
     ranks = [
         context.Process(
-            target=_rank_main, args=(rank, world_size, str(folder), scenarios, str(model))
+            target=_rank_main,
+            args=(rank, world_size, str(folder), work, (scenarios, Path(model))),
         )
         for rank in range(world_size)
     ]
