@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from docpact._readers.markdown.claims import read_page  # noqa: E402
 from docpact._readers.markdown.prose import visible_prose  # noqa: E402
 from docpact._readers.markdown.sections import _sections, sections  # noqa: E402
+from docpact.claims._page import read_page  # noqa: E402
 
 SIZE = 2 * 1024 * 1024
 LIMIT = 3.0  # the ratio a linear scan stays under on these pages, noise included

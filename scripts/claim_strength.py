@@ -201,7 +201,7 @@ def read_properties(project: Path, session: str) -> tuple[list[Property], list[s
         StrengthError: If the project's claims contracts cannot be read.
     """
     from docpact import DocpactError, load_config
-    from docpact._kinds.claims.analysis import analyse
+    from docpact.claims._analysis import analyse
 
     try:
         config = load_config(project / "pyproject.toml")

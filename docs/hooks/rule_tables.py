@@ -3,9 +3,10 @@
 
 docs/reference/contracts.md holds two markers, each an HTML comment alone on its line:
 `<!-- docpact-kinds: ... -->` and `<!-- docpact-rules: ... -->`. Before the page is rendered,
-this hook replaces each with its table, built from `docpact._registry` (`KINDS`, `RULES`), the
-registry from which `CODES` and the help of `docpact check` come too. A new rule or kind shows
-on the site with no edit to the page. Every page's markers are replaced; the reference page
+this hook replaces each with its table, built from `docpact._registry` (`all_kinds`, `rules`):
+every kind installed, docpact's own and those registered under the `docpact.kinds` entry
+point (the claims extension), as the help of `docpact check` lists them. A new rule or kind
+shows on the site with no edit to the page. Every page's markers are replaced; the reference page
 without one of them aborts the build with a `PluginError` naming it.
 """
 
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from mkdocs.exceptions import PluginError
 
-from docpact._registry import KINDS, RULES
+from docpact._registry import all_kinds, rules
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -39,7 +40,7 @@ def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> str:
 
 
 def kinds_table() -> str:
-    """The Markdown table of docpact's kinds: what each keeps, its keys and its rules, in order.
+    """The Markdown table of the installed kinds: what each keeps, its keys and rules, in order.
 
     A kind's keys are its required keys, then, after a semicolon, its optional ones.
     """
@@ -56,16 +57,16 @@ def kinds_table() -> str:
                 ),
                 _code(rule.code for rule in kind.rules),
             )
-            for kind in KINDS.values()
+            for kind in all_kinds().values()
         ),
     )
 
 
 def rules_table() -> str:
-    """The Markdown table of docpact's rules, by code: what each requires and where it reports."""
+    """The Markdown table of the installed kinds' rules, by code: what each requires, where."""
     return _table(
         ("Code", "Rule broken", "Reported at"),
-        ((f"`{rule.code}`", rule.summary, rule.reported_at) for rule in RULES),
+        ((f"`{rule.code}`", rule.summary, rule.reported_at) for rule in rules(all_kinds())),
     )
 
 

@@ -38,7 +38,7 @@ from docpact._pyproject import find_pyproject, load_config
 from docpact._registry import CODES
 
 if TYPE_CHECKING:  # imported on first use (`__getattr__`): a check never needs it
-    from docpact._claim import claim
+    from docpact.claims import claim
 
 __version__ = "0.1.0"
 
@@ -64,9 +64,9 @@ def __dir__() -> list[str]:
 
 
 def __getattr__(name: str) -> Any:
-    """`claim`, imported when a test module first asks for it."""
+    """`claim`, the claims extension's, imported when a test module first asks for it."""
     if name == "claim":
-        from docpact._claim import claim
+        from docpact.claims import claim
 
         return claim
     msg = f"module 'docpact' has no attribute {name!r}"

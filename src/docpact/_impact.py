@@ -11,7 +11,7 @@ What each depends on, by file and lines:
   its docs sections, from the heading to the next of its level (a page no longer read, or a
   section no longer found: the whole page);
 - a claim: its block on the page, its property's function with its decorators, and every
-  unit of its code under test (`docpact._readers.python.reach`);
+  unit of its code under test (`docpact.claims._reach`);
 - a suppression: its marker and block.
 
 Each is reported once, at its own line (a contract at its table in `pyproject.toml`),
@@ -23,20 +23,24 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from docpact._kinds.claims.analysis import analyse
-from docpact._kinds.impact import CLAIM_AT_RISK, CONTRACT_AT_RISK, SUPPRESSION_AT_RISK
+from griffe import GriffeLoader
+
+from docpact._kinds.impact import CONTRACT_AT_RISK
 from docpact._readers.files import Unreadable, read_text
 from docpact._readers.git import changed_lines
 from docpact._readers.markdown.sections import sections
-from docpact._readers.python.project import Modules
+from docpact._readers.python.quiet import griffe_quiet
+from docpact._readers.python.sources import PARSE_ERRORS, filepath, lookup, search_paths
+from docpact._registry import kind
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from docpact._model.config import Config, Contract
     from docpact._model.findings import Finding
+    from docpact._model.rules import Span
 
 __all__ = ["impact"]
 
@@ -49,6 +53,12 @@ class _Span:
     path: str
     first: int = 1
     last: int = 0
+
+    @classmethod
+    def of(cls, span: Span) -> _Span:
+        """A kind's span (`docpact._model.rules.Span`): a whole file's `first` is 1."""
+        what, path, first, last = span
+        return cls(what, path, first if last else 1, last)
 
 
 def impact(config: Config, base: str) -> list[Finding]:
@@ -67,7 +77,11 @@ def impact(config: Config, base: str) -> list[Finding]:
     changed = changed_lines(config.root, base)
     if not changed:
         return []
-    modules = Modules([config.root / folder for folder in config.paths])
+    modules = _Modules(config)
+
+    def touched(spans: list[Span]) -> str:
+        return _touched([_Span.of(span) for span in spans], changed)
+
     pages: dict[str, str | None] = {}
     pyproject = config.pyproject.relative_to(config.root).as_posix()
     tables = _tables(config)
@@ -78,35 +92,49 @@ def impact(config: Config, base: str) -> list[Finding]:
         if hits := _touched(spans, changed):
             message = f"contract {contract.label} depends on changed lines: {hits}"
             found.append(CONTRACT_AT_RISK.finding(config.pyproject.name, contract.line, message))
-        if contract.kind == "claims":
-            found += _claims(contract, config, changed)
+        hook = getattr(kind(contract.kind), "impact", None)
+        if hook is not None:
+            found += hook(contract, config, touched)
     return sorted(found)
 
 
-def _claims(
-    contract: Contract, config: Config, changed: dict[str, frozenset[int] | None]
-) -> list[Finding]:
-    analysis = analyse(contract, config)  # type: ignore[arg-type]
-    found = []
-    for page, block in analysis.claims:
-        spans = [_Span("its text", page, block.line, block.last)]
-        for binding in analysis.bound(block.argument):
-            first = binding.start or binding.line
-            spans.append(
-                _Span(f"its property {binding.function}", binding.path, first, binding.end)
-            )
-            spans += [
-                _Span(unit.name, unit.path, unit.line, unit.end) for unit in binding.reach.units
-            ]
-        if hits := _touched(spans, changed):
-            message = f"claim {block.argument} depends on changed lines: {hits}"
-            found.append(CLAIM_AT_RISK.finding(page, block.line, message))
-    for page, read in analysis.read.items():
-        for block in read.suppressions:
-            if _touched([_Span("its block", page, block.line, block.last)], changed):
-                message = f'not-a-claim "{block.argument}": its block changed ({page}:{block.line})'
-                found.append(SUPPRESSION_AT_RISK.finding(page, block.line, message))
-    return found
+class _Modules:
+    """The project's packages as griffe reads them, each loaded once, none imported."""
+
+    def __init__(self, config: Config) -> None:
+        self._loader = GriffeLoader(
+            search_paths=search_paths(config), allow_inspection=False, store_source=False
+        )
+        self._packages: dict[str, Any] = {}
+        self._root = config.root.absolute()
+
+    def _package(self, name: str) -> Any:
+        if name not in self._packages:
+            try:
+                with griffe_quiet():
+                    self._packages[name] = self._loader.load(name, try_relative_path=False)
+            except (ImportError, *PARSE_ERRORS):
+                self._packages[name] = None
+        return self._packages[name]
+
+    def named(self, dotted: str) -> Any:
+        """The object of that dotted path, aliases followed, `None` when there is none."""
+        top, _, rest = dotted.partition(".")
+        package = self._package(top)
+        return None if package is None else lookup(package, rest.split(".") if rest else [])
+
+    def locate(self, dotted: str) -> tuple[Path, int, int] | None:
+        """Where an object is written: its file, first line (its first decorator's) and last.
+
+        A module is its whole file (last line 0).
+        """
+        obj = self.named(dotted)
+        if obj is None or obj.filepath is None or not filepath(obj).is_relative_to(self._root):
+            return None  # not found, or not the project's own
+        if obj.is_module:
+            return filepath(obj), 1, 0
+        first = min([obj.lineno, *(d.lineno for d in getattr(obj, "decorators", []))])
+        return filepath(obj), first, obj.endlineno or obj.lineno
 
 
 def _tables(config: Config) -> dict[int, int]:
@@ -120,7 +148,7 @@ def _tables(config: Config) -> dict[int, int]:
 
 
 def _contract_spans(
-    contract: Contract, config: Config, modules: Modules, pages: dict[str, str | None]
+    contract: Contract, config: Config, modules: _Modules, pages: dict[str, str | None]
 ) -> list[_Span]:
     spans = []
     if obj := getattr(contract, "object", ""):
@@ -145,15 +173,16 @@ def _contract_spans(
     return spans
 
 
-def _object_spans(obj: str, config: Config, modules: Modules) -> list[_Span]:
+def _object_spans(obj: str, config: Config, modules: _Modules) -> list[_Span]:
     """Where a contract's object is written; where it could be, when it is no longer found."""
     if (where := modules.locate(obj)) is not None:
         path, first, last = where
         return [_Span(f"its object {obj}", _relative(path, config), first, last)]
     what, parts, spans = f"its object {obj}, not found", obj.split("."), []
     for cut in range(len(parts), 0, -1):  # the files it could be in, to the nearest module
-        if (module := modules.named(".".join(parts[:cut]))) is not None:
-            return [*spans, _Span(what, _relative(module.path, config))]
+        found = modules.named(".".join(parts[:cut]))
+        if found is not None and found.is_module and modules.locate(found.path) is not None:
+            return [*spans, _Span(what, _relative(filepath(found), config))]
         name = "/".join(parts[:cut])
         spans += [
             _Span(what, posixpath.normpath(f"{folder}/{name}{suffix}"))

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from docpact._kinds.claims import CLAIMS
 from docpact._kinds.config_defaults import CONFIG_DEFAULTS
 from docpact._kinds.coverage import COVERAGE_RULES
 from docpact._kinds.divisor import DIVISOR
-from docpact._kinds.impact import IMPACT_RULES
+from docpact._kinds.impact import CONTRACT_AT_RISK
 from docpact._kinds.kinds import KIND_NAMES
 from docpact._kinds.names import NAMES
 from docpact._model.errors import DocpactError
@@ -41,29 +40,39 @@ __all__ = [
     "check_contract",
     "codes",
     "kind",
+    "rules",
 ]
 
 ENTRY_POINTS = "docpact.kinds"
 """The entry point group under which other distributions register kinds."""
 
-KINDS: dict[str, Kind] = {
-    kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, CLAIMS, KIND_NAMES)
-}
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, KIND_NAMES)}
 """docpact's own kinds of contract, by the value of their `kind` key."""
 
 DEFAULT_KIND = DIVISOR.name
 """The kind of a contract table without a `kind` key."""
 
 
-def _rules(kinds: dict[str, Kind]) -> tuple[Rule, ...]:
+def rules(kinds: dict[str, Kind]) -> tuple[Rule, ...]:
+    """Every rule of some kinds once, by code, with `docpact coverage`'s and `impact`'s.
+
+    A rule that several kinds share is listed once.
+
+    Args:
+        kinds: The kinds, from `all_kinds` or `KINDS`.
+
+    Returns:
+        The rules, sorted by code.
+    """
     by_code = {rule.code: rule for kind in kinds.values() for rule in kind.rules}
-    by_code.update({rule.code: rule for rule in (*COVERAGE_RULES, *IMPACT_RULES)})
+    by_code.update({rule.code: rule for rule in (*COVERAGE_RULES, CONTRACT_AT_RISK)})
     return tuple(by_code[code] for code in sorted(by_code))
 
 
-RULES: tuple[Rule, ...] = _rules(KINDS)
+RULES: tuple[Rule, ...] = rules(KINDS)
 """Every rule of docpact's own kinds once, by code, whichever kinds share it, and
-`docpact coverage`'s and `docpact impact`'s."""
+`docpact coverage`'s and `docpact impact`'s: not the rules of the kinds that distributions
+register, the claims extension's among them (`rules(all_kinds())` has those)."""
 
 
 def all_kinds() -> dict[str, Kind]:
@@ -133,11 +142,16 @@ def codes(kinds: dict[str, Kind]) -> dict[str, str]:
     Returns:
         The summaries, by code, sorted.
     """
-    return {rule.code: rule.summary for rule in _rules(kinds)}
+    return {rule.code: rule.summary for rule in rules(kinds)}
 
 
 CODES: dict[str, str] = codes(KINDS)
-"""Every finding code of docpact's own rules, with what the rule under that code requires."""
+"""Every finding code of docpact's own rules, with what the rule under that code requires.
+
+The codes of registered kinds, the claims extension's included, are not here: they are
+known once the entry points are read, as `codes(all_kinds())` reads them. The help of
+`docpact check`, its `--select` and `--ignore`, the rules of its JSON and SARIF documents
+and the tables of the docs list those too."""
 
 
 def check_contract(contract: Contract, *, config: Config, package: Module | None) -> list[Finding]:

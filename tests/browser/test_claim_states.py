@@ -17,8 +17,8 @@ import pytest
 from site_urls import CLAIM_BOXES, ROOT
 
 from docpact import load_config
-from docpact._kinds.claims.analysis import analyse
-from docpact._kinds.claims.results import encode
+from docpact.claims._analysis import analyse
+from docpact.claims._results import encode
 from helpers import mkdocs_build
 
 PAGE = "20-trainer-configuration/index.html"

@@ -317,7 +317,7 @@ def _claims_of(path: str) -> list[tuple[str, str, str, str, str]]:
     it, and its own session.
     """
     from docpact import load_config
-    from docpact._kinds.claims.analysis import analyse
+    from docpact.claims._analysis import analyse
 
     config = load_config(ROOT / "pyproject.toml")
     page = f"docs/{Path(path).with_suffix('.md').as_posix()}"

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 import docpact
-from docpact._readers.python.fingerprint import code_fingerprint
-from docpact._readers.python.properties import (
+from docpact.claims._bindings import (
     Binding,
     read_bindings,
     read_text_bindings,
     sessions,
     source_lines,
 )
+from docpact.claims._fingerprint import code_fingerprint
 
 USAGE = 'write @claim("ID") with string literals, and reviewed= and session= by keyword'
 REVIEWED = "0123456789ab/ba9876543210"

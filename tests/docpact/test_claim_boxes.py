@@ -14,7 +14,20 @@ from mkdocs.config import load_config as load_mkdocs_config
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
-from docpact._plugin import _CSS, STYLESHEET, DocpactPlugin
+from docpact._plugin import DocpactPlugin
+from docpact.claims._analysis import Analysis, analyse
+from docpact.claims._boxes import _CSS
+
+STYLESHEET = "assets/docpact/claims.css"
+
+
+def _analysis(plugin: DocpactPlugin) -> Analysis:
+    """The claims contract of the plugin's project, read as its page hook reads it."""
+    project = plugin._project
+    assert project is not None
+    contract = next(c for c in project.contracts if c.kind == "claims")
+    return analyse(contract, project)  # type: ignore[arg-type]
+
 
 PYPROJECT = """\
 [[tool.docpact.contract]]
@@ -148,7 +161,10 @@ def test_the_style_sheet_is_added_to_the_site_and_its_files(tmp_path) -> None:
 def test_a_site_without_the_admonition_extension_is_an_error(tmp_path) -> None:
     """The boxes are admonitions: without the extension the build stops, saying so."""
     project = _project(tmp_path, mkdocs="site_name: claims\n")
-    with pytest.raises(PluginError, match="add it to markdown_extensions"):
+    with pytest.raises(
+        PluginError,
+        match="need the Markdown extensions admonition; add them to markdown_extensions",
+    ):
         _plugin(project)
 
 
@@ -167,7 +183,7 @@ def test_the_pyproject_option_names_another_file(tmp_path) -> None:
         PYPROJECT.replace('"docs/index.md"', '"docs/other.md"'), encoding="utf-8"
     )
     plugin, _ = _plugin(project, pyproject=str(tmp_path / "elsewhere.toml"))
-    assert plugin._analysis.contract.pages == ("docs/other.md",)
+    assert _analysis(plugin).contract.pages == ("docs/other.md",)
 
 
 class _Server:
@@ -290,7 +306,7 @@ def test_the_plugin_logs_each_finding_of_a_build_once_as_an_error(tmp_path, capl
     from docpact._registry import check_contract
 
     plugin, config = _plugin(_project(tmp_path))
-    analysis = plugin._analysis
+    analysis = _analysis(plugin)
     found = check_contract(analysis.contract, config=plugin._project, package=None)
     assert len(found) == 1  # test_one_row was never reviewed
     plugin.on_pre_build(config=config)
@@ -362,15 +378,15 @@ def test_the_check_line_shows_paths_and_names_as_written(tmp_path) -> None:
 
 
 def test_a_run_with_uncommitted_changes_shows_as_such(tmp_path) -> None:
-    from docpact._kinds.claims.results import Run, State
-    from docpact._plugin import _result
+    from docpact.claims._boxes import _result
+    from docpact.claims._results import Run, State
 
     plugin, _ = _plugin(_project(tmp_path))
-    (binding,) = plugin._analysis.bindings
+    (binding,) = _analysis(plugin).bindings
     run = Run(
         "r.json", "", "1" * 40, True, {(binding.path, binding.node): (binding.code, "passed")}
     )
-    line = _result(binding, State("stale", run), plugin._analysis)
+    line = _result(binding, State("stale", run), _analysis(plugin))
     assert line == (
         "Not run on this commit: `test_one_row` in `tests/test_props.py` checks it; it last ran "
         "in pytest on commit `111111111111` with uncommitted changes."

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from docpact.__main__ import main
-from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, blob_id
-from docpact._readers.python.properties import read_bindings
+from docpact.claims._bindings import read_bindings
+from docpact.claims._ledger import DEFAULT_REVIEWS, blob_id
 
 PYPROJECT = """\
 [project]

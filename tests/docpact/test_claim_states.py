@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from docpact import load_config
-from docpact._kinds.claims import results
-from docpact._kinds.claims.results import Run, encode, read_runs, state
 from docpact._model.errors import DocpactError
-from docpact._plugin import _folder
-from docpact._readers.markdown.claims import read_page
-from docpact._readers.python.properties import Binding
+from docpact.claims import _results as results
+from docpact.claims._bindings import Binding
+from docpact.claims._boxes import _folder
+from docpact.claims._page import read_page
+from docpact.claims._results import Run, encode, read_runs, state
 from helpers import run_module
 
 BINDING = Binding("tests/t.py", 3, "test_p", "c", code="aaaaaaaaaaaa", node="test_p")
@@ -242,7 +242,7 @@ def test_read_runs_reports_a_pattern_it_cannot_search_instead_of_raising(
 
 def test_the_results_docstring_names_modules_that_exist() -> None:
     names = re.findall(r"`(docpact\.[\w.]+)`", results.__doc__)
-    assert "docpact._pytest_plugin" in names
+    assert "docpact.claims._pytest_plugin" in names
     for name in names:
         importlib.import_module(name)
 
@@ -326,7 +326,7 @@ def test_the_recorder_is_inert_without_its_option_and_refuses_a_project_without_
 
 
 def test_the_marker_is_registered_for_strict_markers() -> None:
-    from docpact import _pytest_plugin
+    from docpact.claims import _pytest_plugin
 
     lines: list[tuple[str, str]] = []
     config = types.SimpleNamespace(

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from docpact.__main__ import main
-from docpact._kinds.claims import review as _review
-from docpact._kinds.claims.ledger import DEFAULT_REVIEWS
-from docpact._readers.markdown.claims import fingerprint, normalized
+from docpact.claims import _review
+from docpact.claims._ledger import DEFAULT_REVIEWS
+from docpact.claims._page import fingerprint, normalized
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PAGE = "docs/page.md"
@@ -1032,7 +1032,7 @@ def test_a_claims_contract_without_words_or_session_has_the_default_words_and_no
     project: Path,
 ) -> None:
     from docpact import load_config
-    from docpact._kinds.claims.contract import DEFAULT_WORDS
+    from docpact.claims._contract import DEFAULT_WORDS
 
     [contract] = load_config(project / "pyproject.toml").contracts
     assert (contract.words, contract.session) == (DEFAULT_WORDS, "")  # type: ignore[attr-defined]
@@ -1163,7 +1163,7 @@ def test_update_writes_a_hidden_temporary_file_beside_the_file_it_replaces(
 
 def test_a_file_gone_before_its_reviews_are_written_is_an_error_naming_it(project: Path) -> None:
     from docpact import DocpactError, load_config
-    from docpact._kinds.claims.analysis import analyse
+    from docpact.claims._analysis import analyse
 
     config = load_config(project / "pyproject.toml")
     found = _review.reviews(analyse(config.contracts[0], config))  # type: ignore[arg-type]
@@ -1179,7 +1179,7 @@ def test_a_file_no_longer_utf_8_when_its_reviews_are_written_is_an_error_naming_
     project: Path,
 ) -> None:
     from docpact import DocpactError, load_config
-    from docpact._kinds.claims.analysis import analyse
+    from docpact.claims._analysis import analyse
 
     config = load_config(project / "pyproject.toml")
     found = _review.reviews(analyse(config.contracts[0], config))  # type: ignore[arg-type]

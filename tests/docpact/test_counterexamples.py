@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from docpact._pytest_plugin import falsifying_example
+from docpact.claims._pytest_plugin import falsifying_example
 
 REPORT = """\
 rows = 1, data = data(...)

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docpact._readers.markdown.claims import (
+from docpact._readers.markdown.prose import visible_prose
+from docpact.claims._page import (
     CLAIM_ID,
     Block,
     fingerprint,
@@ -18,7 +19,6 @@ from docpact._readers.markdown.claims import (
     read_page,
     words_pattern,
 )
-from docpact._readers.markdown.prose import visible_prose
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 FOLLOWED_BY_NOTHING = (

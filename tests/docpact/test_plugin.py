@@ -16,7 +16,6 @@ from mkdocs.config import load_config as load_mkdocs_config
 from mkdocs.exceptions import PluginError
 
 from docpact import ContractExtension, check_project
-from docpact._plugin import STYLESHEET
 from samples.drift import DISTINCT_ROLLOUTS, DIVIDE, copy_project, drift, line_of
 
 # The sample site's extension list, and spellings around docpact's own: the package, the
@@ -152,10 +151,10 @@ class _Server:
 def test_a_project_without_claims_needs_no_admonition_and_serve_watches_its_pyproject(
     project: Path,
 ) -> None:
-    """With no claims contract, no boxes: the site needs no admonition, no property is watched."""
+    """With no claims contract, no boxes: no admonition, no style sheet, no property watched."""
     plugin, config = _plugin(project)
     assert "admonition" not in config.markdown_extensions
-    assert config.extra_css == [STYLESHEET]
+    assert config.extra_css == []
     server = _Server()
     assert plugin.on_serve(server, config=config, builder=lambda: None) is server
     assert server.watched == [str(project / "pyproject.toml")]

@@ -16,7 +16,7 @@ from mkdocs.structure.pages import Page
 import docpact
 from docpact.__main__ import main
 from docpact._model.config import Config, Contract
-from docpact._registry import CODES, KINDS, RULES, check_contract
+from docpact._registry import CODES, KINDS, RULES, all_kinds, check_contract, codes, rules
 from helpers import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,17 +86,22 @@ def _codes(text: str) -> list[str]:
 
 
 def test_the_built_page_lists_every_rule_as_the_registry_defines_it(hook: ModuleType) -> None:
-    """The table of rules on docs/reference/contracts.md is the registry, row for row."""
-    assert _table_after(hook, "docpact-rules") == [
-        [f"`{rule.code}`", rule.summary, rule.reported_at] for rule in RULES
+    """The table of rules on docs/reference/contracts.md is every installed kind's, row for row.
+
+    The claims extension's rules are in it, as a kind that another distribution registers.
+    """
+    table = _table_after(hook, "docpact-rules")
+    assert table == [
+        [f"`{rule.code}`", rule.summary, rule.reported_at] for rule in rules(all_kinds())
     ]
+    assert {"DP012", "DP015", "DP101"} <= {row[0].strip("`") for row in table}
 
 
 def test_the_built_page_lists_every_kind_as_the_registry_defines_it(hook: ModuleType) -> None:
     """The table of kinds shows each kind's summary, keys (required; optional) and rules."""
     rows = _table_after(hook, "docpact-kinds")
-    assert [row[0].strip("`") for row in rows] == list(KINDS)
-    for row, kind in zip(rows, KINDS.values(), strict=True):
+    assert [row[0].strip("`") for row in rows] == [*KINDS, "claims"] == list(all_kinds())
+    for row, kind in zip(rows, all_kinds().values(), strict=True):
         required, _, optional = row[2].partition("; ")
         assert row[1] == kind.summary
         assert _codes(required) == sorted(kind.required)
@@ -131,13 +136,18 @@ def test_another_page_may_show_a_table_and_need_not(hook: ModuleType) -> None:
     built = _render(hook, "# Guide\n\n<!-- docpact-rules: here -->\n\nAfter.\n", page)
     lines = built.splitlines()
     assert lines[2] == "| Code | Rule broken | Reported at |"
-    assert len(_rows(_table_at(lines, 2))) == len(RULES)
+    assert len(_rows(_table_at(lines, 2))) == len(rules(all_kinds()))
     assert lines[-1] == "After."
 
 
 def test_codes_are_the_registry_and_each_rule_is_defined_once() -> None:
     """CODES comes from the rules; a code shared by kinds is one Rule object."""
     assert docpact.CODES is CODES
+    # CODES is the core's alone: the claims extension's codes come with its entry point.
+    assert not {"DP012", "DP015", "DP101", "DP103"} & set(CODES)
+    assert set(codes(all_kinds())) - set(CODES) == {
+        rule.code for rule in all_kinds()["claims"].rules
+    }
     assert list(CODES) == sorted(CODES) == [rule.code for rule in RULES]
     by_code: dict[str, object] = {}
     for kind in KINDS.values():
@@ -174,7 +184,7 @@ def _suppressions_listed() -> list[str]:
 
 def test_the_page_lists_every_suppression_of_a_claim_word_with_its_reason() -> None:
     """docs/verification.md lists each not-a-claim of the claims pages, and there are two."""
-    from docpact._kinds.claims.analysis import analyse
+    from docpact.claims._analysis import analyse
 
     config = docpact.load_config(ROOT / "pyproject.toml")
     found = [

@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from docpact._model.findings import Finding
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from docpact._model.config import Config, Contract
 
-__all__ = ["Kind", "Rule", "Subject"]
+__all__ = ["Kind", "Rule", "Site", "Subject"]
 
 _T = TypeVar("_T")
 
@@ -105,6 +107,14 @@ class Kind:
             function given the CLI's subparsers and the kind, which adds one command and
             returns what it runs: a function of the parsed options and the project's
             `Config` that gives the exit status.
+        site: What the kind's contracts do to a built site (the claims' boxes), whichever
+            builder builds it; `None` for nothing.
+        impact: What `docpact impact` reports of a contract of the kind beside the
+            contract itself (a claim, a suppression), given the contract, the project's
+            configuration and `touched`: a function of `(what, path, first, last)` spans
+            (`last` 0 for a whole file) that names those the change touches, as
+            `what (path:line)` joined by commas, or gives an empty string. It returns the
+            findings, under the kind's own rules. `None` for nothing beside the contract.
     """
 
     name: str
@@ -120,6 +130,44 @@ class Kind:
     once: str = ""
     commands: tuple[Callable[[Any, Kind], Callable[[Any, Config], int]], ...] = field(
         default=(), repr=False, compare=False
+    )
+    site: Site | None = field(default=None, repr=False, compare=False)
+    impact: Impact | None = field(default=None, repr=False, compare=False)
+
+
+Span = tuple[str, str, int, int]
+"""What an `impact` hook asks about: `(what, path, first, last)`, `last` 0 for a whole file."""
+
+Impact = Callable[["Contract", "Config", Callable[[list[Span]], str]], list[Finding]]
+"""A kind's `impact` hook (`Kind.impact`)."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """What a kind's contracts do to a built site, as every builder's front end calls it.
+
+    The MkDocs plugin calls it; so may any other front end that sees each page's Markdown
+    before it is rendered, such as a Python-Markdown extension.
+
+    Attributes:
+        prepare: Once per build, given a contract of the kind and the project's
+            configuration, returns the page hook: a function of a page's path, relative
+            to the project root with forward slashes, and its Markdown, that returns the
+            Markdown to render (the text itself for a page the contract leaves alone).
+        stylesheet: The CSS the rewritten pages need, added to the site once; empty for
+            none.
+        extensions: The Python-Markdown extensions the rewritten Markdown needs; the
+            build is refused, naming them, without them.
+        watched: Given the contract and the configuration, the paths a live-reloading
+            server should watch besides the docs, each with whether its subfolders are
+            watched too.
+    """
+
+    prepare: Callable[[Contract, Config], Callable[[str, str], str]] = field(repr=False)
+    stylesheet: str = field(default="", repr=False)
+    extensions: tuple[str, ...] = ()
+    watched: Callable[[Contract, Config], tuple[tuple[Path, bool], ...]] | None = field(
+        default=None, repr=False
     )
 
 

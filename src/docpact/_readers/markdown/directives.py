@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The `<!-- docpact: ... -->` directives of a page: their one vocabulary, and announced blocks.
 
-`claim` and `not-a-claim` mark the block after them (`docpact._readers.markdown.claims`);
+`claim` and `not-a-claim` mark the block after them (`docpact.claims._page`);
 `config-defaults FILE` announces the fenced `yaml` block after it; `console` says where the
 `console` fence after it runs. `docpact check` and the
 Sybil parsers of `docpact.sybil` read the same directives with this vocabulary, so a

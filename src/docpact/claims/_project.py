@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docpact._readers.files import Unreadable, read_python
-from docpact._readers.python.definitions import bound, local_module, module_statements
+from docpact.claims._definitions import bound, local_module, module_statements
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docpact._kinds.claims.results import Run, State, read_runs, state
 from docpact._readers.files import Unreadable, git_head, read_text
-from docpact._readers.markdown.claims import Block, Page, read_page
-from docpact._readers.python.properties import REVIEWED, Binding, read_bindings, sessions
+from docpact.claims._bindings import REVIEWED, Binding, read_bindings, sessions
+from docpact.claims._page import Block, Page, read_page
+from docpact.claims._results import Run, State, read_runs, state
 
 if TYPE_CHECKING:
-    from docpact._kinds.claims.contract import ClaimsContract
     from docpact._model.config import Config
     from docpact._model.rules import Subject
+    from docpact.claims._contract import ClaimsContract
 
 __all__ = ["Analysis", "analyse", "changed", "claims_analysis"]
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The results of the claims' properties: what a test run wrote, and each claim's state.
 
-docpact's pytest plugin (`docpact._pytest_plugin`) writes one results file per run given
+docpact's pytest plugin (`docpact.claims._pytest_plugin`) writes one results file per run given
 `--docpact-results PATH`; the claims contract's `results` globs (by default
 `.docpact/results/*.json`) say where the MkDocs plugin and rule DP018 read them. A file is
 one JSON object, written by `encode` alone:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
-    from docpact._readers.python.properties import Binding
+    from docpact.claims._bindings import Binding
 
 __all__ = [
     "DEFAULT_RESULTS",

@@ -17,7 +17,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from docpact._readers.files import Unreadable, read_python
-from docpact._readers.python.definitions import (
+from docpact.claims._definitions import (
     bound,
     local_module,
     module_statements,

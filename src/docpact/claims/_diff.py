@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """`docpact claims --diff ID`: what changed since a claim's review, for its reviewer to read.
 
-The review record (`docpact._kinds.claims.ledger`) holds the blob id of every file the
+The review record (`docpact.claims._ledger`) holds the blob id of every file the
 review read; git gives back those bytes in any clone that has them, squash-merged or not.
 Three diffs follow, each a unified diff of the reviewed file against the working tree,
 cut to the hunks that touch what the claim depends on: the claim's text on its page, the
@@ -17,15 +17,15 @@ import re
 import shutil
 from typing import TYPE_CHECKING
 
-from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, blob_id, read_records
 from docpact._model.errors import DocpactError
 from docpact._readers.git import blob
 from docpact._readers.markdown.prose import page_lines
-from docpact._readers.python.properties import source_lines
+from docpact.claims._bindings import source_lines
+from docpact.claims._ledger import DEFAULT_REVIEWS, blob_id, read_records
 
 if TYPE_CHECKING:
-    from docpact._kinds.claims.analysis import Analysis
     from docpact._model.config import Config
+    from docpact.claims._analysis import Analysis
 
 __all__ = ["claim_diff"]
 

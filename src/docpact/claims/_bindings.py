@@ -7,8 +7,8 @@ project registers the marker in its own pytest configuration. docpact reads the 
 from the test file's syntax tree, as it reads code through griffe: the tests are never
 imported, so `docpact check` runs without their dependencies (torch, hypothesis).
 The decorator's `reviewed` argument is `TEXT/CODE/TESTED`: the fingerprints of the claim's
-normalized text, of the property's code (`docpact._readers.python.fingerprint`) and of the
-code under test (`docpact._readers.python.reach`), as they stood when someone last reviewed
+normalized text, of the property's code (`docpact.claims._fingerprint`) and of the
+code under test (`docpact.claims._reach`), as they stood when someone last reviewed
 the claim against them. A stamp written before the code under test was part of the review
 is `TEXT/CODE`, and still reads.
 """
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 from docpact._model import keys
 from docpact._readers.files import Unreadable, kind, parse_python, read_python, read_text
-from docpact._readers.markdown.claims import CLAIM_ID
-from docpact._readers.python.fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
-from docpact._readers.python.project import Module, Modules
-from docpact._readers.python.reach import Reach, Reacher
+from docpact.claims._fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
+from docpact.claims._page import CLAIM_ID
+from docpact.claims._project import Module, Modules
+from docpact.claims._reach import Reach, Reacher
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

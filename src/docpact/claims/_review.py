@@ -5,7 +5,7 @@ As a snapshot tool's update does, it rewrites what the checks compare against, h
 `reviewed="TEXT/CODE"` string of each binding, in place, and nothing else: every other line
 of the file stays byte for byte as it was, its line endings and byte-order mark included. A
 stamp has a fixed width, so re-approving a binding reviewed with a three-part stamp never
-changes a line's length. The review record (`docpact._kinds.claims.ledger`) gets an entry
+changes a line's length. The review record (`docpact.claims._ledger`) gets an entry
 per re-approved claim.
 A binding without `reviewed=` gets one after its last argument; where that would make the
 line longer than the project's line length (`line-length` of `[tool.ruff]`, else of
@@ -24,17 +24,17 @@ import tomllib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, read_records, record, write_records
 from docpact._model.errors import DocpactError
 from docpact._readers.files import Unreadable, read_text, replace_file
-from docpact._readers.python.properties import read_text_bindings
+from docpact.claims._bindings import read_text_bindings
+from docpact.claims._ledger import DEFAULT_REVIEWS, read_records, record, write_records
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from docpact._kinds.claims.analysis import Analysis
     from docpact._model.config import Config
-    from docpact._readers.python.properties import Binding
+    from docpact.claims._analysis import Analysis
+    from docpact.claims._bindings import Binding
 
 __all__ = [
     "DEFAULT_LINE_LENGTH",

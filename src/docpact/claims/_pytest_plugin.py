@@ -9,7 +9,7 @@ the session it reads the bindings of the project's claims contract (from
 `docpact check` reads them, without importing a test; it notes the outcome of each bound
 property's test items as their reports arrive (on pytest-xdist's controller, which
 receives every worker's reports); and at the end of the session it writes the results
-file, atomically, in the format of `docpact._kinds.claims.results`, with the nox session
+file, atomically, in the format of `docpact.claims._results`, with the nox session
 (`NOX_CURRENT_SESSION`, its parameters dropped) and the commit the checkout stood on.
 A test is matched to its binding by the file that defines it, as pytest reports it
 relative to its root folder, so a linked test file or a root folder outside the project
@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from docpact._readers.python.properties import Binding
+    from docpact.claims._bindings import Binding
 
 __all__ = ["pytest_addoption", "pytest_configure"]
 
@@ -114,7 +114,7 @@ def _check_writable(path: Path) -> None:
 
 def _session() -> str:
     """The nox session running pytest (empty for none), as a results file names it."""
-    from docpact._readers.python.properties import SESSION
+    from docpact.claims._bindings import SESSION
 
     running = os.environ.get("NOX_CURRENT_SESSION", "")
     name = _NOX_PARAMETERS.sub("", running)  # `tests(x=1)`: `nox -s tests` runs it
@@ -156,11 +156,11 @@ class _Recorder:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read the claims contract's bindings and the commit the checkout stands on."""
         # Imported here: a pytest run without --docpact-results loads none of docpact.
-        from docpact._kinds.claims import CLAIMS
-        from docpact._kinds.claims.analysis import analyse
         from docpact._model.errors import DocpactError
         from docpact._pyproject import load_config
         from docpact._readers.files import git_head
+        from docpact.claims import CLAIMS
+        from docpact.claims._analysis import analyse
 
         try:
             project = load_config(self.pyproject)
@@ -219,7 +219,7 @@ class _Recorder:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Write the results file, replacing any older one only once it is whole."""
-        from docpact._kinds.claims.results import OUTCOMES, encode
+        from docpact.claims._results import OUTCOMES, encode
 
         unfinished = {_PARAMETERS.sub("", nodeid) for nodeid in self.selected - self.finished}
         entries = {
@@ -257,8 +257,8 @@ class _Recorder:
 
     def _kept(self) -> dict[Key, dict[str, str]]:
         """The entries of the file being replaced that still hold for this run's commit."""
-        from docpact._kinds.claims.results import read_run
         from docpact._readers.files import Unreadable
+        from docpact.claims._results import read_run
 
         if self.commit is None or self.dirty or not self.path.is_file():
             return {}

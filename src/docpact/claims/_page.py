@@ -19,7 +19,7 @@ stamp, written by `docpact claims --update`, is the fingerprint of the reason, a
 the block's text: a suppression is reviewed as a claim is, so a block that changes after its
 review is suppressed no longer.
 
-Everything here reads Markdown only; `docpact._readers.python.properties` reads the
+Everything here reads Markdown only; `docpact.claims._bindings` reads the
 properties.
 """
 

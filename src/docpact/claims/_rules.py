@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from docpact._kinds.claims.ledger import DEFAULT_REVIEWS, read_records
 from docpact._model.findings import cannot_read
 from docpact._model.keys import REVIEWED
 from docpact._model.rules import Rule
 from docpact._readers.files import Unreadable
 from docpact._readers.markdown.prose import visible_prose
+from docpact.claims._ledger import DEFAULT_REVIEWS, read_records
 
 if TYPE_CHECKING:
     from docpact._model.rules import Subject
@@ -20,14 +20,14 @@ if TYPE_CHECKING:
 # checks that run, not by every `docpact check`: a project without claims never loads them.
 def claims_analysis(subject: Subject) -> Any:
     """The claims contract's analysis, shared by its rules (`analysis.claims_analysis`)."""
-    from docpact._kinds.claims.analysis import claims_analysis as analysis
+    from docpact.claims._analysis import claims_analysis as analysis
 
     return analysis(subject)
 
 
 def changed(block: Any, binding: Any) -> Any:
     """What changed of a claim since its review (`analysis.changed`)."""
-    from docpact._kinds.claims.analysis import changed as what_changed
+    from docpact.claims._analysis import changed as what_changed
 
     return what_changed(block, binding)
 
@@ -204,7 +204,7 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
 
 def _reaches_its_subject(subject: Subject) -> list[tuple[str, int, str]]:
     analysis, config = claims_analysis(subject), subject.config
-    from docpact._readers.python.project import Modules
+    from docpact.claims._project import Modules
 
     modules = Modules([config.root / folder for folder in config.paths])
     findings = []
@@ -289,7 +289,7 @@ def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
     analysis, words = claims_analysis(subject), subject.contract.words
     if not words:
         return []
-    from docpact._readers.markdown.claims import words_pattern
+    from docpact.claims._page import words_pattern
 
     pattern = words_pattern(words)
     findings = []

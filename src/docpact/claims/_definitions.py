@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Where a test module's definitions are: its statements, what each binds, its local imports.
 
-What `docpact._readers.python.properties` and `.fingerprint` find in a syntax tree, found
+What `docpact.claims._bindings` and `.fingerprint` find in a syntax tree, found
 without visiting more of it than they need: definitions and imports are statements, so
 `statements` visits no expression, and `walk` is `ast.walk`'s order without its generators.
 """

@@ -3,7 +3,7 @@
 
 Starting from the property and the test code it uses (its module's definitions, and those
 of the properties folders' modules it imports), every name and attribute is resolved, by
-this rule, to the project's own code (`docpact._readers.python.project`):
+this rule, to the project's own code (`docpact.claims._project`):
 
 - a name, through the module's definitions and imports, re-exports followed
   (`from pkg import f`, where `pkg/__init__.py` imports `f` from `pkg._f`);
@@ -34,13 +34,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from docpact._readers.python.definitions import walk
-from docpact._readers.python.fingerprint import canonical
+from docpact.claims._definitions import walk
+from docpact.claims._fingerprint import canonical
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from docpact._readers.python.project import Module, Modules
+    from docpact.claims._project import Module, Modules
 
 __all__ = ["Reach", "Reacher", "Unit"]
 

@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from docpact._kinds.claims.results import DEFAULT_RESULTS, pattern_error
 from docpact._model import keys
 from docpact._model.config import Contract
 from docpact._model.keys import SESSION
+from docpact.claims._results import DEFAULT_RESULTS, pattern_error
 
 __all__ = ["DEFAULT_WORDS", "SEVERITIES", "ClaimsContract", "parse"]
 

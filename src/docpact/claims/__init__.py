@@ -13,12 +13,19 @@ on the commit checked, the files pytest's `--docpact-results` writes (DP018).
 
 from __future__ import annotations
 
-from docpact._kinds.claims.command import add_command
-from docpact._kinds.claims.contract import parse
-from docpact._kinds.claims.rules import RULES
-from docpact._model.rules import Kind
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["CLAIMS"]
+from docpact._model.rules import Kind
+from docpact.claims._boxes import SITE
+from docpact.claims._command import add_command
+from docpact.claims._contract import parse
+from docpact.claims._impact import CLAIM_AT_RISK, SUPPRESSION_AT_RISK, impact
+from docpact.claims._rules import RULES
+
+if TYPE_CHECKING:
+    from docpact.claims._decorator import claim
+
+__all__ = ["CLAIMS", "claim"]
 
 CLAIMS = Kind(
     name="claims",
@@ -26,8 +33,26 @@ CLAIMS = Kind(
     required=frozenset({"pages", "properties"}),
     optional=frozenset({"words", "session", "results", "suspect"}),
     noun="claim",
-    rules=RULES,
+    rules=(*RULES, CLAIM_AT_RISK, SUPPRESSION_AT_RISK),
     parse=parse,
     once="a claim ID names one claim over all the pages, so list every claims page in one contract",
     commands=(add_command,),
+    site=SITE,
+    impact=impact,  # type: ignore[arg-type]
 )
+"""The claims kind, registered under the `docpact.kinds` entry point group."""
+
+
+def __dir__() -> list[str]:
+    """The module's names, `claim` among them though it is imported on first use."""
+    return sorted({*globals(), "claim"})
+
+
+def __getattr__(name: str) -> Any:
+    """`claim`, imported when a test module first asks for it."""
+    if name == "claim":
+        from docpact.claims._decorator import claim
+
+        return claim
+    msg = f"module 'docpact.claims' has no attribute {name!r}"
+    raise AttributeError(msg)

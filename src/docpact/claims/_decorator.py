@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from docpact._model.keys import REVIEWED, SESSION
-from docpact._readers.markdown.claims import CLAIM_ID
+from docpact.claims._page import CLAIM_ID
 
 if TYPE_CHECKING:
     from collections.abc import Callable

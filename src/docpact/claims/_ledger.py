@@ -26,7 +26,7 @@ from docpact._readers.files import Unreadable, git_head, read_text, replace_file
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from docpact._readers.python.properties import Binding
+    from docpact.claims._bindings import Binding
 
 __all__ = ["DEFAULT_REVIEWS", "Record", "blob_id", "read_records", "record", "write_records"]
 

@@ -11,10 +11,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docpact._kinds.claims.ledger import DEFAULT_REVIEWS
-from docpact._kinds.claims.rules import CLAIM_WORDS, changed
 from docpact._model.errors import DocpactError
 from docpact._model.rules import Subject
+from docpact.claims._ledger import DEFAULT_REVIEWS
+from docpact.claims._rules import CLAIM_WORDS, changed
 
 if TYPE_CHECKING:
     import argparse
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
     from docpact._model.config import Config
     from docpact._model.rules import Kind
-    from docpact._readers.markdown.claims import Block
-    from docpact._readers.python.properties import Binding
+    from docpact.claims._bindings import Binding
+    from docpact.claims._page import Block
 
 __all__ = ["add_command"]
 
@@ -32,7 +32,7 @@ logger = logging.getLogger("docpact")
 
 def analyse(contract: Any, config: Config) -> Any:
     """The claims' analysis of a contract (`analysis.analyse`), imported when a command runs."""
-    from docpact._kinds.claims.analysis import analyse as analysis
+    from docpact.claims._analysis import analyse as analysis
 
     return analysis(contract, config)
 
@@ -97,13 +97,13 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
         if options.update:
             msg = "error: --diff shows what --update would approve: run one, then the other"
             raise DocpactError(msg)
-        from docpact._kinds.claims.diff import claim_diff  # not for a check
+        from docpact.claims._diff import claim_diff  # not for a check
 
         for line in claim_diff(analyse(contract, config), config, options.diff):
             logger.info("%s", line.rstrip("\n"))
         return 0
     if options.update:
-        from docpact._kinds.claims.review import (  # not for a check
+        from docpact.claims._review import (  # not for a check
             reviews,
             suppression_reviews,
             write_reviews,
@@ -141,7 +141,7 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
         logger.warning("%d re-approved", len(found))
     analysis = analyse(contract, config)  # again: --update rewrote the test files
     if options.update:
-        from docpact._kinds.claims.review import missing_records
+        from docpact.claims._review import missing_records
 
         for claim_id in missing_records(config, analysis):
             logger.warning("%s: recorded the review of claim %s", DEFAULT_REVIEWS, claim_id)
