@@ -30,30 +30,31 @@ def _rows(out: str) -> list[list[str]]:
 
 
 def test_each_case_prints_its_timings_and_ratios(monkeypatch, capsys) -> None:
-    """One row per case: five timings, page faults, two ratios and the verdict of each target."""
+    """One row per case: six timings, page faults, three ratios and the verdict of each target."""
     monkeypatch.setattr(
-        bench, "CASES", ((64, 32, "str", 1e9, None), (48, 16, "tensor", None, None))
+        bench, "CASES", ((64, 32, "str", 1e9, None, 1e9), (48, 16, "tensor", None, None, None))
     )
     assert bench.main(["--rounds", "2", "--check", "--default-malloc"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[1] == "malloc: left as is"
     assert out.splitlines()[2].split()[1:] == [
-        "floor", "ms", "vector", "ms", "mask", "ms", "ids", "ms", "loop", "ms",
-        "faults", "f/v", "vec/floor", "loop/vec", "targets",
+        "floor", "ms", "vector", "ms", "mask", "ms", "ids", "ms", "loop", "ms", "modes", "ms",
+        "faults", "f/v", "vec/floor", "loop/vec", "modes/vec", "targets",
     ]  # fmt: skip
     first, second = _rows(out)
     assert first[:5] == ["64", "x", "32", "str", "ids"]
-    assert first[-4:] == ["vec/floor", "<=", "1e+09:", "met"]
+    assert first[-8:] == ["vec/floor", "<=", "1e+09:", "met;", "modes/vec", "<=", "1e+09:", "met"]
     assert second[:5] == ["48", "x", "16", "tensor", "ids"]
     assert second[-1] == "-"
-    assert all(float(cell) > 0 for cell in first[5:10] + second[5:10])
-    assert all(int(count) >= 0 for count in first[10].split("/") + second[10].split("/"))
+    assert all(float(cell) > 0 for cell in first[5:11] + second[5:11])
+    assert all(int(count) >= 0 for count in first[11].split("/") + second[11].split("/"))
+    assert first[14] == second[14] == "1.00x"  # every call takes 1 ms: modes/vec is 1
 
 
 @pytest.mark.parametrize("check", [True, False])
 def test_a_missed_target_fails_only_with_check(monkeypatch, capsys, check) -> None:
     """A loop/vec target no machine meets is reported MISSED and fails the run under --check."""
-    monkeypatch.setattr(bench, "CASES", ((32, 8, "str", None, 1e9),))
+    monkeypatch.setattr(bench, "CASES", ((32, 8, "str", None, 1e9, None),))
     args = ["--rounds", "1", "--default-malloc", *(["--check"] if check else [])]
     assert bench.main(args) == (1 if check else 0)
     assert _rows(capsys.readouterr().out)[0][-3:] == [">=", "1e+09:", "MISSED"]
