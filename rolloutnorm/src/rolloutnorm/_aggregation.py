@@ -36,7 +36,7 @@ class AggregationMasses:
     Attributes:
         rollout_ids: The rollouts of the batch, padding rows left out, in order of first
             appearance; a rollout whose rows were all dropped is there, with mass 0.
-        masses: The masses by mode, read-only, in the order of `MODES`.
+        masses: The masses by mode, read-only, in the order the modes were asked for.
         num_trained_rows: The rows trained, padding left out (the plan's).
         update_units_per_epoch: The optimizer steps of one epoch (the plan's).
 
@@ -96,9 +96,9 @@ def aggregation_masses(
     - ``token-mean``: ``n / T``; every step with a token carries mass 1.
     - ``token-sum``: ``n``.
     - ``seq-mean-token-sum``: ``n / M``.
-    - ``seq-mean-token-sum-norm``: ``n / (M * loss_scale_factor)``.
     - ``seq-mean-token-mean``: ``1 / M`` if ``n > 0``, else 0 (verl adds 1e-8 to ``n`` in
       the row's mean, a relative 1e-8 left out here).
+    - ``seq-mean-token-sum-norm``: ``n / (M * loss_scale_factor)``.
     - ``per_rollout_mean``: its share of the rollout's ``1 / num_trained_rows``.
 
     verl 0.9.1's engine gives every micro-batch its mini-batch's token count over all
@@ -117,7 +117,8 @@ def aggregation_masses(
         rollout_ids: One id per row, as for `normalize_advantages_by_rollout`.
         plan: Which rows are trained, from `plan_retention` over these rows. ``None``:
             every row, in one mini-batch.
-        modes: The modes to compute, of `MODES`; ``None`` for all of them.
+        modes: The modes to compute, in order: verl's five above and ``per_rollout_mean``;
+            ``None`` for all six, in the order listed above.
         dp_size: Data-parallel ranks; it must divide the mini-batch size, as verl asserts.
         loss_scale_factor: What ``seq-mean-token-sum-norm`` divides by besides ``M``, a
             positive int (verl's ``actor.loss_scale_factor``); ``None``, verl's default, is
