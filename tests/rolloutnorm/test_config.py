@@ -18,6 +18,7 @@ from rolloutnorm._config import flatten
 # The documented YAML key of every field: the public names, not the defaults.
 KEYS = {
     "loss_mode": "actor_rollout_ref.actor.policy_loss.loss_mode",
+    "loss_agg_mode": "actor_rollout_ref.actor.loss_agg_mode",
     "ppo_mini_batch_size": "actor_rollout_ref.actor.ppo_mini_batch_size",
     "ppo_epochs": "actor_rollout_ref.actor.ppo_epochs",
     "clip_ratio_low": "actor_rollout_ref.actor.clip_ratio_low",
@@ -177,7 +178,8 @@ def test_replace_changes_fields() -> None:
         ("clip_ratio_low", 1.0),
         ("clip_ratio_c", True),
         ("retention_seed", -1),
-        ("loss_mode", "token_mean"),
+        ("loss_mode", None),
+        ("loss_agg_mode", "token_mean"),
     ],
 )
 def test_replace_validates(field: str, value: object) -> None:
@@ -238,6 +240,44 @@ def test_numpy_numbers_for_float_keys_are_stored_as_floats(value: object) -> Non
     assert type(stored) is float
 
 
+@pytest.mark.parametrize(
+    ("loss_mode", "loss_agg_mode", "selected"),
+    [
+        ("per_rollout_mean", "token-mean", "per_rollout_mean"),
+        ("per_rollout_mean", "seq-mean-token-sum", "per_rollout_mean"),
+        ("vanilla", "token-mean", "token-mean"),
+        ("gspo", "seq-mean-token-mean", "seq-mean-token-mean"),
+        ("my_registered_loss", "token-sum", "token-sum"),
+    ],
+)
+def test_any_policy_loss_loads_and_selects_its_aggregation(
+    tmp_path: Path, loss_mode: str, loss_agg_mode: str, selected: str
+) -> None:
+    """A verl config of any loss_mode loads; it selects per_rollout_mean or its loss_agg_mode."""
+    values = {KEYS["loss_mode"]: loss_mode, KEYS["loss_agg_mode"]: loss_agg_mode}
+    from_file = load_config(_write(tmp_path, yaml.safe_dump(_nested(values))))
+    from_overrides = load_config(overrides=values)
+    for config in (from_file, from_overrides):
+        assert (config.loss_mode, config.loss_agg_mode) == (loss_mode, loss_agg_mode)
+        assert config.selected_mode == selected
+
+
+def test_loss_agg_mode_defaults_to_verls() -> None:
+    """loss_agg_mode defaults to token-mean, verl's own default (actor.yaml)."""
+    assert load_config().loss_agg_mode == "token-mean"
+
+
+def test_an_unknown_loss_agg_mode_lists_verls() -> None:
+    """An unknown loss_agg_mode names its key and lists the modes verl's agg_loss accepts."""
+    with pytest.raises(RolloutNormError) as error:
+        load_config(overrides={KEYS["loss_agg_mode"]: "token_mean"})
+    assert str(error.value) == (
+        f"{KEYS['loss_agg_mode']} must be one of ('token-mean', 'token-sum', "
+        "'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'), "
+        "got 'token_mean'"
+    )
+
+
 # --- bad input: every error names the dotted key ---------------------------------------------
 
 BAD_VALUES = [
@@ -263,8 +303,11 @@ BAD_VALUES = [
     pytest.param(KEYS["clip_ratio_c"], 1.0, id="clip_ratio_c-1"),
     pytest.param(KEYS["max_ppo_update_times"], 0, id="max_ppo_update_times-0"),
     pytest.param(SEED, -1, id="retention_seed-negative"),
-    pytest.param(KEYS["loss_mode"], "token-mean", id="loss_mode-other"),
     pytest.param(KEYS["loss_mode"], None, id="loss_mode-null"),
+    pytest.param(KEYS["loss_mode"], "", id="loss_mode-empty"),
+    pytest.param(KEYS["loss_mode"], 1, id="loss_mode-int"),
+    pytest.param(KEYS["loss_agg_mode"], "token_mean", id="loss_agg_mode-unknown"),
+    pytest.param(KEYS["loss_agg_mode"], None, id="loss_agg_mode-null"),
 ]
 
 

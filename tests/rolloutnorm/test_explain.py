@@ -47,7 +47,10 @@ MIXED_BATCH = "".join(
     ]
 )
 # The schema as released under each version: change the schema, bump its version, add a line.
-SCHEMA_SHA256 = {1: "29cfec37c22f281893131b7f73c066412b99fe68d56cb99976611b1bfa0e70b8"}
+SCHEMA_SHA256 = {
+    1: "29cfec37c22f281893131b7f73c066412b99fe68d56cb99976611b1bfa0e70b8",
+    2: "df9a13f814cd95a115108c100d1a89db6b434455a2de6a12975edebcfe718598",
+}
 
 
 @pytest.fixture
@@ -139,7 +142,8 @@ def test_the_json_output_of_a_floor_drop(batch, capsys):
         "distinct_trained_rollouts": 3,
         "alternative_is_used": False,
     }
-    assert (data["schema_version"], data["source"], data["trained"]) == (1, "batch.jsonl", True)
+    assert (data["schema_version"], data["source"], data["trained"]) == (2, "batch.jsonl", True)
+    assert data["selected_mode"] == "per_rollout_mean"
     assert data["config"][MINI_BATCH] == 4
     assert list(data) == list(load_schema()["properties"])
 
@@ -317,7 +321,7 @@ def test_a_malformed_line_exits_2_without_a_traceback(batch, capsys):
     ("option", "message"),
     [
         ("foo.bar=1", "argument --set: foo.bar is not a key rolloutnorm reads; known keys: "
-         "actor_rollout_ref.actor.policy_loss.loss_mode, "
+         "actor_rollout_ref.actor.policy_loss.loss_mode, actor_rollout_ref.actor.loss_agg_mode, "
          "actor_rollout_ref.actor.ppo_mini_batch_size, actor_rollout_ref.actor.ppo_epochs, "
          "actor_rollout_ref.actor.clip_ratio_low, actor_rollout_ref.actor.clip_ratio_high, "
          "actor_rollout_ref.actor.clip_ratio_c, actor_rollout_ref.rollout.n, "
@@ -408,6 +412,54 @@ def test_a_whole_verl_config_is_read_for_its_keys(batch, capsys):
         "verl.yaml: ignored actor_rollout_ref.rollout.name (not a key rolloutnorm reads)",
         "batch.jsonl: read by pyarrow",
     ]
+
+
+OTHER_LOSS = """\
+actor_rollout_ref:
+  actor:
+    ppo_mini_batch_size: 2
+    loss_agg_mode: seq-mean-token-mean
+    policy_loss:
+      loss_mode: vanilla
+"""
+
+
+def test_a_verl_config_of_another_loss_mode_is_explained(batch, capsys):
+    """A config of loss_mode vanilla is explained: it says what it selects, masses unchanged."""
+    Path("verl.yaml").write_text(OTHER_LOSS, "utf-8")
+    status, out, err = run(capsys, "batch.jsonl", "--config", "verl.yaml")
+    assert (status, err) == (0, "")
+    ours = run(capsys, "batch.jsonl", "--set", f"{MINI_BATCH}=2")[1]
+    selects = (
+        "the config selects loss_mode vanilla with loss_agg_mode seq-mean-token-mean; the "
+        "masses below are per_rollout_mean's, a mode it does not select"
+    )
+    assert out == f"{selects}\n{ours}"
+    markdown = run(capsys, "batch.jsonl", "--config", "verl.yaml", "--format", "markdown")[1]
+    assert markdown.splitlines()[2] == f"- {selects}"
+    data = validate(run(capsys, "batch.jsonl", "--config", "verl.yaml", "--format", "json")[1])
+    assert data["selected_mode"] == "seq-mean-token-mean"
+    assert data["config"]["actor_rollout_ref.actor.policy_loss.loss_mode"] == "vanilla"
+    assert [rollout["mass"] for rollout in data["rollouts"]] == pytest.approx([1 / 6] * 3)
+
+
+def test_a_per_rollout_mean_config_says_nothing_of_its_mode(batch, capsys):
+    """Under per_rollout_mean, whatever its loss_agg_mode, the table has no line on the mode."""
+    args = ["batch.jsonl", "--set", f"{MINI_BATCH}=2"]
+    plain = run(capsys, *args)[1]
+    other_agg = run(capsys, *args, "--set", "actor_rollout_ref.actor.loss_agg_mode=token-sum")[1]
+    assert plain == other_agg
+    assert plain.startswith("RetentionPlan: ")
+
+
+def test_the_schema_lists_the_aggregation_modes():
+    """The schema's modes are the ones aggregation_masses computes, verl's first."""
+    from rolloutnorm._aggregation import MODES
+
+    properties = load_schema()["properties"]
+    assert tuple(properties["selected_mode"]["enum"]) == MODES
+    agg = properties["config"]["properties"]["actor_rollout_ref.actor.loss_agg_mode"]
+    assert tuple(agg["enum"]) == MODES[:-1]
 
 
 @pytest.mark.parametrize(

@@ -427,6 +427,23 @@ def test_bad_dropped_row_raises_whatever_the_seed(seed, bad, match) -> None:
         retain_and_normalize(advantages, mask, ids, config=_config(mini=2, seed=seed))
 
 
+@pytest.mark.parametrize("loss_mode", ["vanilla", "gspo"])
+def test_a_config_of_another_policy_loss_is_refused(loss_mode: str) -> None:
+    """A config that loads with another loss_mode is no config to normalize per rollout for."""
+    config = load_config(
+        overrides={
+            "actor_rollout_ref.actor.policy_loss.loss_mode": loss_mode,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 1,
+        }
+    )
+    with pytest.raises(RolloutNormError) as error:
+        retain_and_normalize(torch.ones(2, 2), torch.ones(2, 2), ["a", "b"], config=config)
+    assert str(error.value) == (
+        "config must select actor_rollout_ref.actor.policy_loss.loss_mode 'per_rollout_mean', "
+        f"the loss normalized for, got {loss_mode!r}"
+    )
+
+
 @pytest.mark.parametrize("config", [None, {"actor_rollout_ref.rollout.n": 1}])
 def test_config_must_be_a_loaded_config(config) -> None:
     """A missing or raw-mapping config raises naming config, not an AttributeError."""

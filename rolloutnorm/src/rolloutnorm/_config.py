@@ -17,7 +17,7 @@ import yaml
 
 from rolloutnorm._counts import as_count
 from rolloutnorm._errors import RolloutNormError
-from rolloutnorm._loss import PolicyLossConfig
+from rolloutnorm._loss import PolicyLossConfig, check_loss_agg_mode
 
 __all__ = [
     "KEYS",
@@ -38,6 +38,7 @@ LOSS_MODE = "per_rollout_mean"
 # The dotted key that each field of RolloutNormConfig is read from.
 KEYS = {
     "loss_mode": "actor_rollout_ref.actor.policy_loss.loss_mode",
+    "loss_agg_mode": "actor_rollout_ref.actor.loss_agg_mode",
     "ppo_mini_batch_size": "actor_rollout_ref.actor.ppo_mini_batch_size",
     "ppo_epochs": "actor_rollout_ref.actor.ppo_epochs",
     "clip_ratio_low": "actor_rollout_ref.actor.clip_ratio_low",
@@ -59,8 +60,13 @@ class RolloutNormConfig:
     the field.
 
     Attributes:
-        loss_mode: ``actor_rollout_ref.actor.policy_loss.loss_mode``; only
-            ``per_rollout_mean``, the loss this package implements.
+        loss_mode: ``actor_rollout_ref.actor.policy_loss.loss_mode``, the policy loss verl
+            looks up: ``per_rollout_mean``, the loss this package implements and the only
+            one `retain_and_normalize` runs for, or any other name (``vanilla``...).
+        loss_agg_mode: ``actor_rollout_ref.actor.loss_agg_mode``, one of verl's aggregation
+            modes (``token-mean`` by default, as in verl): how verl's own policy losses
+            aggregate the token losses; under ``per_rollout_mean`` it aggregates only the
+            entropy and KL terms.
         ppo_mini_batch_size: ``actor_rollout_ref.actor.ppo_mini_batch_size``, in prompts.
         ppo_epochs: ``actor_rollout_ref.actor.ppo_epochs``, passes over the trained rows;
             the plan of `retain_and_normalize` counts its ``update_units`` over all of them.
@@ -85,6 +91,7 @@ class RolloutNormConfig:
     """
 
     loss_mode: str
+    loss_agg_mode: str
     ppo_mini_batch_size: int
     ppo_epochs: int
     clip_ratio_low: float
@@ -95,9 +102,11 @@ class RolloutNormConfig:
     retention_seed: int
 
     def __post_init__(self) -> None:
-        if self.loss_mode != LOSS_MODE:
-            msg = f"{KEYS['loss_mode']} must be {LOSS_MODE!r}, got {self.loss_mode!r}"
+        if not isinstance(self.loss_mode, str) or not self.loss_mode:
+            got = f"{type(self.loss_mode).__name__} {self.loss_mode!r}"
+            msg = f"{KEYS['loss_mode']} must name a policy loss, got {got}"
             raise RolloutNormError(msg)
+        check_loss_agg_mode(self.loss_agg_mode, KEYS["loss_agg_mode"])
         for field in ("ppo_mini_batch_size", "ppo_epochs", "rollout_n", "retention_seed"):
             minimum = 0 if field == "retention_seed" else 1
             value = as_count(getattr(self, field), KEYS[field], minimum=minimum)
@@ -118,6 +127,23 @@ class RolloutNormConfig:
             raise RolloutNormError(msg) from None
         for field in clip_ratios:
             object.__setattr__(self, field, getattr(loss, field))
+
+    @property
+    def selected_mode(self) -> str:
+        """The loss aggregation this configuration selects, as `aggregation_masses` names it.
+
+        ``per_rollout_mean`` where ``loss_mode`` is that loss, else ``loss_agg_mode``, which
+        verl's own policy losses pass to its ``agg_loss``.
+
+        Examples:
+            >>> load_config().selected_mode
+            'per_rollout_mean'
+            >>> load_config(
+            ...     overrides={"actor_rollout_ref.actor.policy_loss.loss_mode": "vanilla"}
+            ... ).selected_mode
+            'token-mean'
+        """
+        return LOSS_MODE if self.loss_mode == LOSS_MODE else self.loss_agg_mode
 
     @property
     def mini_batch_size(self) -> int:

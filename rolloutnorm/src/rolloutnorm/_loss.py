@@ -137,6 +137,28 @@ def _as_config(config: PolicyLossConfig | Any | None) -> PolicyLossConfig:
         raise RolloutNormError(msg) from None
 
 
+def check_loss_agg_mode(loss_agg_mode: object, name: str = "loss_agg_mode") -> str:
+    """Return ``loss_agg_mode`` if it is one of verl's aggregation modes.
+
+    Args:
+        loss_agg_mode: The mode.
+        name: The argument or configuration key to name in the error.
+
+    Returns:
+        The mode.
+
+    Raises:
+        RolloutNormError: If it is not a str, or not one of the modes; the message lists them.
+    """
+    if not isinstance(loss_agg_mode, str):
+        msg = f"{name} must be a str, got {type(loss_agg_mode).__name__}"
+        raise RolloutNormError(msg)
+    if loss_agg_mode not in _LOSS_AGG_MODES:
+        msg = f"{name} must be one of {_LOSS_AGG_MODES}, got {loss_agg_mode!r}"
+        raise RolloutNormError(msg)
+    return loss_agg_mode
+
+
 def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """The mean of ``values`` weighted by the 0/1 ``mask``, 0 when the mask is all zero."""
     return (values.to(mask.dtype) * mask).sum() / mask.sum().clamp_min(1.0)
@@ -192,12 +214,7 @@ def compute_policy_loss_per_rollout_mean(
             is not 2-D, has another shape, device or dtype than ``advantages`` allows, holds
             NaN or inf, or ``response_mask`` holds values other than 0 and 1.
     """
-    if not isinstance(loss_agg_mode, str):
-        msg = f"loss_agg_mode must be a str, got {type(loss_agg_mode).__name__}"
-        raise RolloutNormError(msg)
-    if loss_agg_mode not in _LOSS_AGG_MODES:
-        msg = f"loss_agg_mode must be one of {_LOSS_AGG_MODES}, got {loss_agg_mode!r}"
-        raise RolloutNormError(msg)
+    check_loss_agg_mode(loss_agg_mode)
     cfg = _as_config(config)
     named = {
         "old_log_prob": old_log_prob,

@@ -9,7 +9,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import torch
 
-from rolloutnorm._config import RolloutNormConfig
+from rolloutnorm._config import KEYS, LOSS_MODE, RolloutNormConfig
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._ids import IdCodes, RolloutIds
 from rolloutnorm._normalize import encode_batch, normalize_advantages_by_rollout
@@ -114,9 +114,10 @@ def retain_and_normalize(
         The kept rows, normalized, with the plan; ``report()`` gives their masses.
 
     Raises:
-        RolloutNormError: If an argument is malformed, a padding row holds a response
-            token, or no row is left to train (no candidate row, or fewer candidate and
-            padding rows than one mini-batch).
+        RolloutNormError: If an argument is malformed, ``config`` selects another policy
+            loss than ``per_rollout_mean``, a padding row holds a response token, or no row
+            is left to train (no candidate row, or fewer candidate and padding rows than one
+            mini-batch).
 
     Examples:
         Three rows of two rollouts and one padding row, without response tokens, in one
@@ -147,6 +148,14 @@ def retain_and_normalize(
     """
     if not isinstance(config, RolloutNormConfig):
         msg = f"config must be a RolloutNormConfig from load_config, got {type(config).__name__}"
+        raise RolloutNormError(msg)
+    if config.loss_mode != LOSS_MODE:
+        # Another policy loss aggregates the token losses itself (loss_agg_mode): advantages
+        # normalized here first would be divided twice.
+        msg = (
+            f"config must select {KEYS['loss_mode']} {LOSS_MODE!r}, the loss normalized for, "
+            f"got {config.loss_mode!r}"
+        )
         raise RolloutNormError(msg)
     # The whole batch, dropped rows included: whether bad input raises must not hang on the seed.
     ids = encode_batch(advantages, response_mask, rollout_ids)

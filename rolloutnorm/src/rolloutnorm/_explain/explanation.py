@@ -4,7 +4,9 @@
 The masses come from `retain_and_normalize` itself, run on unit advantages: each rollout's
 share is its normalized advantages summed over its trained response tokens. Beside them
 stands the mass a divisor counting distinct rollouts would give, the reading the code does
-not implement, computed here by hand and labelled as such.
+not implement, computed here by hand and labelled as such. A configuration of another policy
+loss is explained too, its masses still those of ``per_rollout_mean``; the explanation
+records the mode it selects.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from rolloutnorm._config import RolloutNormConfig
+from rolloutnorm._config import LOSS_MODE, RolloutNormConfig
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._explain.batch import Batch
 from rolloutnorm._ids import encode_ids
@@ -52,7 +54,8 @@ class Explanation:
 
     Attributes:
         source: The batch file, as named on the command line.
-        config: The configuration the batch was retained and normalized with.
+        config: The configuration read; the batch was retained and normalized with it,
+            under ``per_rollout_mean`` whatever policy loss it selects.
         plan: The retention plan.
         rollout_ids: Each rollout's id.
         rows: Each rollout's rows in the batch.
@@ -74,6 +77,11 @@ class Explanation:
     mass: np.ndarray
     alternative_mass: np.ndarray
     dropped_rows: list[tuple[int, str | int, DropReason]]
+
+    @property
+    def selected_mode(self) -> str:
+        """The loss aggregation the configuration selects (`RolloutNormConfig.selected_mode`)."""
+        return self.config.selected_mode
 
     @property
     def distinct_trained_rollouts(self) -> int:
@@ -98,7 +106,8 @@ def explain(batch: Batch, config: RolloutNormConfig, *, source: str) -> Explanat
 
     Args:
         batch: The batch, from `read_batch`.
-        config: The configuration, from `load_config`.
+        config: The configuration, from `load_config`, of any policy loss: the batch is
+            normalized as ``per_rollout_mean`` would, with its other settings.
         source: The file's name, for the output.
 
     Returns:
@@ -113,8 +122,9 @@ def explain(batch: Batch, config: RolloutNormConfig, *, source: str) -> Explanat
     # Unit advantages as a view of one value: the code reads them all, memory holds one.
     ones = torch.ones((1, 1), dtype=torch.float64).expand(mask.shape)
     groups = {"drop": batch.drop, "group_ids": batch.group_ids, "rewards": batch.rewards}
+    ours = config if config.loss_mode == LOSS_MODE else config.replace(loss_mode=LOSS_MODE)
     try:
-        trained = retain_and_normalize(ones, mask, batch.rollout_ids, config=config, **groups)
+        trained = retain_and_normalize(ones, mask, batch.rollout_ids, config=ours, **groups)
     except RolloutNormError:
         check_batch(ones, mask, batch.rollout_ids)
         plan = plan_retention(

@@ -61,6 +61,7 @@ def as_data(explanation: Explanation) -> dict[str, Any]:
         "source": explanation.source,
         "trained": plan.num_trained_rows > 0,
         "config": {key: getattr(config, field) for field, key in KEYS.items()},
+        "selected_mode": explanation.selected_mode,
         "plan": {
             "num_rows": plan.num_rows,
             "num_trained_rows": plan.num_trained_rows,

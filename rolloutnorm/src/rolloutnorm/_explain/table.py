@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+from rolloutnorm._config import LOSS_MODE
 from rolloutnorm._explain.explanation import IMPLEMENTED, Explanation
 from rolloutnorm._report import mass_fraction
 
@@ -23,9 +24,16 @@ def _share(value: float, denominator: int) -> str:
 
 
 def _summary(explanation: Explanation) -> list[str]:
-    """The lines above the table: why nothing is trained, the plan, the divisor's counts."""
+    """The lines above the table: another mode selected, why nothing is trained, the plan."""
     plan = explanation.plan
     lines = []
+    if explanation.selected_mode != LOSS_MODE:
+        config = explanation.config
+        lines.append(
+            f"the config selects loss_mode {config.loss_mode} with loss_agg_mode "
+            f"{config.loss_agg_mode}; the masses below are {LOSS_MODE}'s, a mode it does not "
+            "select"
+        )
     if not plan.num_trained_rows:
         lines.append(
             f"no row is trained: {plan.num_rows - plan.dropped['marked']} candidate rows, "
