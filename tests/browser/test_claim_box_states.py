@@ -50,7 +50,7 @@ def _built(project: Path, outcome: str | None, site: Path) -> Path:
         (contract,) = [c for c in config.contracts if c.kind == "claims"]
         (binding,) = analyse(contract, config).bindings
         entry = {"path": binding.path, "node": binding.node, "claim": binding.claim or ""}
-        entry |= {"code": binding.code, "outcome": outcome}
+        entry |= {"code": binding.code, "outcome": outcome, "units": {}}
         results.mkdir(parents=True)
         commit = _git(project, "rev-parse", "HEAD")
         (results / "ci.json").write_text(encode("", commit, False, [entry]), encoding="utf-8")

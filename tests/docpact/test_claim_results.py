@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from docpact.claims._units import Units
 from helpers import mkdocs_build, run_module
 from samples.drift import copy_project, drift
 
@@ -24,6 +25,11 @@ pytestmark = pytest.mark.slow
 
 RESULTS = ".docpact/results/ci.json"
 PAGE = "docs/20-trainer-configuration.md"
+# What the property executes: the loss it checks, and itself.
+UNITS = (
+    "agentrl/loss.py::per_rollout_mean",
+    "tests/test_loss.py::test_each_rollout_carries_one_over_the_trained_rows",
+)
 BOX = re.compile(r'<div class="admonition (docpact-claim[^"]*)">.*?</div>', re.DOTALL)
 
 
@@ -59,12 +65,12 @@ def _box(project: Path) -> tuple[str, str]:
     return boxes[0], BOX.search(html)[0]
 
 
-def test_xdist_workers_results_reach_the_file_with_the_commit(project: Path) -> None:
+def test_xdist_workers_results_and_units_reach_the_file_with_the_commit(project: Path) -> None:
     result = _pytest(project)
     assert result.returncode == 0, result.stdout
     written = json.loads((project / RESULTS).read_text(encoding="utf-8"))
     assert written == {
-        "docpact_results": 1,
+        "docpact_results": 2,
         "session": "",
         "commit": _git(project, "rev-parse", "HEAD"),
         "dirty": False,
@@ -75,6 +81,7 @@ def test_xdist_workers_results_reach_the_file_with_the_commit(project: Path) -> 
                 "claim": "mass-per-rollout",
                 "code": "f0a5a7b1ea4a",
                 "outcome": "passed",
+                "units": {name: Units(project).get(name).fingerprint for name in UNITS},
             }
         ],
     }
@@ -142,7 +149,7 @@ def test_results_of_another_commit_say_not_run_on_this_commit(project: Path) -> 
 
 def test_a_results_file_that_is_not_one_is_a_finding_at_its_path(project: Path) -> None:
     (project / RESULTS).parent.mkdir(parents=True)
-    (project / RESULTS).write_text('{"docpact_results": 1, "session": 5}', encoding="utf-8")
+    (project / RESULTS).write_text('{"docpact_results": 2, "session": 5}', encoding="utf-8")
     check = run_module(project, "docpact", "check")
     assert check.returncode == 1
     assert check.stdout.startswith(

@@ -98,8 +98,12 @@ def test_results_of_another_commit_or_older_code_are_stale() -> None:
     assert state(BINDING, "tests", [_run("tests", "passed")], None).status == "stale"
 
 
+UNITS = {"src/m.py::f": "b" * 12, "src/m.py::C.g": "c" * 12}
+
+
 def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
     entry = {"path": KEY[0], "node": KEY[1], "claim": "c", "code": "a" * 12, "outcome": "passed"}
+    entry["units"] = UNITS
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "one.json").write_text(encode("tests", HEAD, True, [entry]), "utf-8")
     (tmp_path / "r" / "empty.json").write_text(encode("", None, False, []), "utf-8")
@@ -108,8 +112,10 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
     assert all(run.mtime > 0 for run in runs)  # the files' modification times
     assert [dataclasses.replace(run, mtime=0.0) for run in runs] == [
         Run("r/empty.json", "", None, False, {}),
-        Run("r/one.json", "tests", HEAD, True, {KEY: ("a" * 12, "passed")}),
+        Run("r/one.json", "tests", HEAD, True, {KEY: ("a" * 12, "passed")}, units={KEY: UNITS}),
     ]
+    written = json.loads((tmp_path / "r" / "one.json").read_text("utf-8"))
+    assert list(written["properties"][0]["units"]) == ["src/m.py::C.g", "src/m.py::f"]  # sorted
 
 
 @pytest.mark.parametrize(
@@ -117,39 +123,66 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
     [
         ("{", "line 1: Expecting property name enclosed in double quotes"),
         ("[" * 100_000 + "]" * 100_000, "its JSON nests too deeply"),
-        ('{"docpact_results": 2}', 'it needs "docpact_results": 1'),
-        ('{"docpact_results": 1, "session": "", "commit": 5}', "session must be a string"),
+        ('{"docpact_results": 3}', 'it needs "docpact_results": 2'),
+        ('["docpact_results", 2]', 'it needs "docpact_results": 2'),
         (
-            '{"docpact_results": 1, "session": "", "commit": null, "dirty": 0, "properties": []}',
+            '{"docpact_results": 1, "session": "", "commit": null, "dirty": false, '
+            '"properties": []}',
+            "it is a version 1 results file, which records no executed units; run pytest "
+            "--docpact-results again",
+        ),
+        ('{"docpact_results": 2, "session": "", "commit": 5}', "session must be a string"),
+        (
+            '{"docpact_results": 2, "session": "", "commit": null, "dirty": 0, "properties": []}',
             "dirty must be true or false",
         ),
         (
-            '{"docpact_results": 1, "session": "\\ud800", "commit": null}',
+            '{"docpact_results": 2, "session": "\\ud800", "commit": null}',
             "session must be empty or a nox session name",
         ),
         (
-            '{"docpact_results": 1, "session": "<b>x</b>", "commit": null}',
+            '{"docpact_results": 2, "session": "<b>x</b>", "commit": null}',
             "session must be empty or a nox session name",
         ),
         (
-            '{"docpact_results": 1, "session": "", "commit": "abc<script>"}',
+            '{"docpact_results": 2, "session": "", "commit": "abc<script>"}',
             "commit must be null or a commit's id",
         ),
         (
-            f'{{"docpact_results": 1, "session": "", "commit": "{"A" * 40}"}}',
+            f'{{"docpact_results": 2, "session": "", "commit": "{"A" * 40}"}}',
             "commit must be null or a commit's id",
         ),
         (
-            '{"docpact_results": 1, "session": "", "commit": null, "dirty": false, '
+            '{"docpact_results": 2, "session": "", "commit": null, "dirty": false, '
             '"properties": [{"path": "a", "node": "b", "code": "c", "outcome": "ok"}]}',
             "properties[0] needs the strings path, node, code and an outcome of failed, "
             "passed, skipped",
+        ),
+        *(
+            (
+                '{"docpact_results": 2, "session": "", "commit": null, "dirty": false, '
+                '"properties": [{"path": "a", "node": "b", "code": "c", "outcome": "passed"'
+                f"{units}}}]}}",
+                "properties[0].units must map each unit executed, as path::qualname, to its "
+                "fingerprint of 12 lowercase hex digits",
+            )
+            for units in (
+                "",
+                ', "units": []',
+                ', "units": {"m.py::f": 5}',
+                ', "units": {"m.py::f": "ABCDEF012345"}',
+                ', "units": {"m.py::f": "abc"}',
+                ', "units": {"m.py": "abcdef012345"}',
+                ', "units": {"::f": "abcdef012345"}',
+            )
         ),
     ],
     ids=[
         "json",
         "deep",
         "format",
+        "foreign",
+        "version-1",
         "types",
         "dirty",
         "surrogate",
@@ -157,6 +190,13 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
         "commit",
         "uppercase",
         "outcome",
+        "no-units",
+        "units-list",
+        "units-number",
+        "units-uppercase",
+        "units-short",
+        "units-no-qualname",
+        "units-no-path",
     ],
 )
 def test_a_file_that_is_not_a_results_file_says_why(tmp_path: Path, text: str, why: str) -> None:

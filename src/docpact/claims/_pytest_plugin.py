@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""docpact's pytest plugin: the claims' properties' results, for the claim boxes and DP018.
+"""docpact's pytest plugin: the claims' properties' results and the code each one executed.
 
 pytest loads it wherever docpact is installed (the `pytest11` entry point). It registers
 the `docpact_claim` marker, and does nothing else unless pytest runs with
@@ -8,9 +8,13 @@ the session it reads the bindings of the project's claims contract (from
 `--docpact-pyproject`, by default the `pyproject.toml` of pytest's root folder) as
 `docpact check` reads them, without importing a test; it notes the outcome of each bound
 property's test items as their reports arrive (on pytest-xdist's controller, which
-receives every worker's reports); and at the end of the session it writes the results
-file, atomically, in the format of `docpact.claims._results`, with the nox session
-(`NOX_CURRENT_SESSION`, its parameters dropped) and the commit the checkout stood on.
+receives every worker's reports); it measures the units each bound property's items
+execute in their setup and call phases with coverage.py (`docpact.claims._executed`; on
+each xdist worker, which sends them to the controller at its end); and at the end of the
+session it writes the results file, atomically, in the format of
+`docpact.claims._results`, with the nox session (`NOX_CURRENT_SESSION`, its parameters
+dropped), the commit the checkout stood on and each unit's fingerprint. Where coverage.py
+already measures the process (`pytest --cov`), it refuses to run.
 A test is matched to its binding by the file that defines it, as pytest reports it
 relative to its root folder, so a linked test file or a root folder outside the project
 still finds its binding.
@@ -27,11 +31,13 @@ What a file records, when a run does not run every property to its end:
 - Otherwise a property is recorded only when every one of its items that pytest selected
   ran to its end. A run stopped early (`-x`, `--maxfail`, Ctrl-C) does not record a
   property it passed only in part, nor one it never reached; a selection (`-k`, node ids)
-  records the properties it selected.
+  records the properties it selected. An xdist worker that died took with it what its
+  properties executed: the run records only its failed properties.
 - The file then replaces the one at PATH. When that one was written by the same session
   on the same commit, both without uncommitted changes, its entries for the properties
-  this run did not record are kept, where the property's code is unchanged: a partial run
-  never drops what an earlier run found on that commit. Any other file is replaced whole,
+  this run did not record are kept, where the property's code is unchanged, with their
+  units fingerprinted again: a partial run never drops what an earlier run found on that
+  commit. Any other file is replaced whole,
   and the properties this run did not record read as not run.
 """
 
@@ -46,7 +52,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from docpact.claims._bindings import Binding
+    from docpact.claims._executed import Executed
+    from docpact.claims._units import Units
 
 __all__ = ["pytest_addoption", "pytest_configure"]
 
@@ -56,6 +66,7 @@ _MARKER = (
 )
 _PARAMETERS = re.compile(r"\[.*\]\Z", re.DOTALL)
 _NOX_PARAMETERS = re.compile(r"\(.*\)\Z", re.DOTALL)
+_WORKER_OUTPUT = "docpact_executed"  # an xdist worker's units, in its `workeroutput`
 
 Key = tuple[str, str]
 
@@ -83,19 +94,22 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the marker; with `--docpact-results`, record the properties' outcomes.
 
     Raises:
-        pytest.UsageError: When the results file cannot be written, or the nox session is
-            not one a results file can name.
+        pytest.UsageError: When the results file cannot be written, the nox session is
+            not one a results file can name, or coverage.py already measures the process.
     """
     config.addinivalue_line("markers", _MARKER)
     path = config.getoption("docpact_results")
-    if path is None or hasattr(config, "workerinput"):  # an xdist worker reports, not writes
+    if path is None or config.getoption("collectonly"):  # nothing runs, nothing is recorded
         return
-    if config.getoption("collectonly"):  # nothing runs, so nothing is recorded
-        return
+    from docpact.claims._executed import refuse_running_coverage
+
+    refuse_running_coverage()
+    worker = hasattr(config, "workerinput")  # an xdist worker measures and reports, not writes
     path = Path(path).absolute()
-    _check_writable(path)
+    if not worker:
+        _check_writable(path)
     pyproject = config.getoption("docpact_pyproject") or config.rootpath / "pyproject.toml"
-    recorder = _Recorder(path, Path(pyproject).absolute(), config.rootpath, _session())
+    recorder = _Recorder(path, Path(pyproject).absolute(), config.rootpath, _session(), worker)
     config.pluginmanager.register(recorder, "docpact-results")
 
 
@@ -135,9 +149,14 @@ def _temporary(path: Path) -> Path:
 
 
 class _Recorder:
-    """Collects the bound properties' outcomes, and writes them at the end of the session."""
+    """Collects the bound properties' outcomes and units, and writes them at the end.
 
-    def __init__(self, path: Path, pyproject: Path, rootpath: Path, session: str) -> None:
+    On an xdist worker it only measures, and sends the units to the controller.
+    """
+
+    def __init__(
+        self, path: Path, pyproject: Path, rootpath: Path, session: str, worker: bool = False
+    ) -> None:
         self.path = path
         self.pyproject = pyproject
         self.rootpath = rootpath
@@ -151,6 +170,10 @@ class _Recorder:
         self.finished: set[str] = set()
         self.commit: str | None = None
         self.dirty = False
+        self.worker = worker
+        self.measured: Executed | None = None
+        self.executed: dict[Key, set[str]] = {}  # each property's units, by name
+        self.lost = False  # whether an xdist worker died, with what it measured
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -161,6 +184,7 @@ class _Recorder:
         from docpact._readers.files import git_head
         from docpact.claims import CLAIMS
         from docpact.claims._analysis import analyse
+        from docpact.claims._executed import Executed
 
         try:
             project = load_config(self.pyproject)
@@ -174,7 +198,10 @@ class _Recorder:
         self.root = project.root
         analysis = analyse(contract, project)
         self.bindings = {(b.path, b.node): b for b in analysis.bindings if b.claim is not None}
-        self.commit, self.dirty = git_head(self.root)
+        self.measured = Executed(self.root, lambda item: self._key(item.location, item.nodeid))
+        session.config.pluginmanager.register(self.measured, "docpact-executed")
+        if not self.worker:
+            self.commit, self.dirty = git_head(self.root)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Note the items selected to run (without xdist)."""
@@ -184,6 +211,16 @@ class _Recorder:
     def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         """Note the items selected to run (on xdist's controller, from each worker)."""
         self.selected.update(ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: object, error: object | None) -> None:
+        """Take the units an xdist worker's properties executed, as it sends them at its end."""
+        output = getattr(node, "workeroutput", {})
+        if error is not None or _WORKER_OUTPUT not in output:
+            self.lost = True
+            return
+        for path, function, names in output[_WORKER_OUTPUT]:
+            self.executed.setdefault((path, function), set()).update(names)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """Fail (or skip) the bound properties of a module or class that failed to collect."""
@@ -203,7 +240,7 @@ class _Recorder:
         """Note a bound property's outcome: a failure in any phase, a skip, a passed call."""
         if report.when == "teardown":
             self.finished.add(report.nodeid)
-        key = self._key(report)
+        key = self._key(report.location, report.nodeid)
         if key is None:
             return
         self.functions.setdefault(key, set()).add(_PARAMETERS.sub("", report.nodeid))
@@ -218,9 +255,21 @@ class _Recorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Write the results file, replacing any older one only once it is whole."""
-        from docpact.claims._results import OUTCOMES, encode
+        """Write the results file, replacing any older one only once it is whole.
 
+        On an xdist worker, put the units its properties executed in its `workeroutput`.
+        """
+        from docpact.claims._results import OUTCOMES, encode
+        from docpact.claims._units import Units
+
+        if self.measured is not None:
+            for key, names in self.measured.units().items():
+                self.executed.setdefault(key, set()).update(names)
+        if self.worker:
+            executed = [[*key, sorted(names)] for key, names in sorted(self.executed.items())]
+            session.config.workeroutput[_WORKER_OUTPUT] = executed  # type: ignore[attr-defined]
+            return
+        units = Units(self.root)
         unfinished = {_PARAMETERS.sub("", nodeid) for nodeid in self.selected - self.finished}
         entries = {
             key: {
@@ -229,12 +278,14 @@ class _Recorder:
                 "claim": self.bindings[key].claim or "",
                 "code": self.bindings[key].code,
                 "outcome": next(o for o in OUTCOMES if o in outcomes),
+                "units": _fingerprints(units, self.executed.get(key, set())),
             }
             | ({"counterexample": self.examples[key]} if key in self.examples else {})
             for key, outcomes in self.outcomes.items()
-            if "failed" in outcomes or not self.functions.get(key, set()) & unfinished
+            if "failed" in outcomes
+            or not (self.lost or self.functions.get(key, set()) & unfinished)
         }
-        entries = self._kept() | entries
+        entries = self._kept(units) | entries
         text = encode(self.session, self.commit, self.dirty, [entries[k] for k in sorted(entries)])
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -255,7 +306,7 @@ class _Recorder:
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
-    def _kept(self) -> dict[Key, dict[str, str]]:
+    def _kept(self, units: Units) -> dict[Key, dict[str, object]]:
         """The entries of the file being replaced that still hold for this run's commit."""
         from docpact._readers.files import Unreadable
         from docpact.claims._results import read_run
@@ -271,21 +322,22 @@ class _Recorder:
         return {
             key: {"path": key[0], "node": key[1], "claim": binding.claim or ""}
             | {"code": code, "outcome": outcome}
+            | {"units": _fingerprints(units, old.units.get(key, {}))}
             | ({"counterexample": old.examples[key]} if key in old.examples else {})
             for key, (code, outcome) in old.outcomes.items()
             if (binding := self.bindings.get(key)) is not None and binding.code == code
         }
 
-    def _key(self, report: pytest.TestReport) -> Key | None:
-        """The bound property a test report is of, by the file that defines its function.
+    def _key(self, location: tuple[str, int | None, str], nodeid: str) -> Key | None:
+        """The bound property a test item or report is of, by the file defining its function.
 
         pytest gives the file relative to its root folder and the function as
         `Class.name[parameters]`; the node id's file, tried next, is relative to the path
         given on the command line when that lies outside the root folder.
         """
-        file, _, domain = report.location
+        file, _, domain = location
         node = _PARAMETERS.sub("", domain).replace(".", "::")
-        nodeid_file, _, nodeid_node = report.nodeid.partition("::")
+        nodeid_file, _, nodeid_node = nodeid.partition("::")
         for path, function in ((file, node), (nodeid_file, _PARAMETERS.sub("", nodeid_node))):
             name = self._name(path)
             if name is not None and (name, function) in self.bindings:
@@ -304,6 +356,11 @@ class _Recorder:
             if candidate.is_relative_to(root):
                 return candidate.relative_to(root).as_posix()
         return None
+
+
+def _fingerprints(units: Units, names: Iterable[str]) -> dict[str, str]:
+    """Each unit's fingerprint as its file is now, by name; a unit gone since is left out."""
+    return {name: unit.fingerprint for name in names if (unit := units.get(name)) is not None}
 
 
 def _real_folder(path: Path) -> Path:

@@ -7,18 +7,23 @@ docpact's pytest plugin (`docpact.claims._pytest_plugin`) writes one results fil
 one JSON object, written by `encode` alone:
 
 ```json
-{"docpact_results": 1, "session": "tests", "commit": "<40 hex digits>", "dirty": false,
+{"docpact_results": 2, "session": "tests", "commit": "<40 hex digits>", "dirty": false,
  "properties": [{"path": "tests/test_loss.py", "node": "test_mass", "claim": "mass",
-                 "code": "<the property's code fingerprint>", "outcome": "passed"}]}
+                 "code": "<the property's code fingerprint>", "outcome": "passed",
+                 "units": {"src/pkg/loss.py::mass": "<12 hex digits>",
+                           "tests/test_loss.py::test_mass": "<12 hex digits>"}}]}
 ```
 
 `session` is the nox session that ran pytest (empty under plain pytest), `commit` the
 checkout's `HEAD` when the run began (`null` without git), `dirty` whether tracked files
 had uncommitted changes then. Each bound property that ran has one entry: `failed` when
 any of its test items failed (a parametrized property has several), else `passed` when one
-passed, else `skipped`. A property that did not run has none. A file whose session is not
-a nox session name, or whose commit is not a hex commit id, is not a results file: the box
-shows both, and they come from whoever wrote the file.
+passed, else `skipped`. A property that did not run has none. `units` names the units
+(`docpact.claims._units`) its items' setup and call phases executed, each with its
+fingerprint taken from the files as they were at the end of the run. A file whose session
+is not a nox session name, or whose commit is not a hex commit id, is not a results file:
+the box shows both, and they come from whoever wrote the file; nor is a file of another
+version of the format.
 
 An entry counts for this build when it ran on the commit the checkout stands on, with no
 uncommitted changes, and the property's code fingerprint is still the recorded one. A
@@ -32,6 +37,7 @@ session's first; a run with uncommitted changes is one of these. No entry leaves
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -59,8 +65,11 @@ __all__ = [
     "state",
 ]
 
-FORMAT = 1
-"""The version of the results format, the value of its `docpact_results` key."""
+FORMAT = 2
+"""The version of the results format, the value of its `docpact_results` key.
+
+Version 2 added each property's `units`; a version 1 file records none, and is refused.
+"""
 
 DEFAULT_RESULTS = (".docpact/results/*.json",)
 """Where a claims contract that sets no `results` reads them."""
@@ -69,6 +78,7 @@ OUTCOMES = ("failed", "passed", "skipped")
 """A property's outcomes in a run, the one that wins first."""
 
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_FINGERPRINT = re.compile(r"[0-9a-f]{12}")
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,8 @@ class Run:
         outcomes: Each property's `(code fingerprint, outcome)`, by `(path, node)`.
         examples: A failed property's falsifying example, as Hypothesis printed it, by
             `(path, node)`.
+        units: The units each property executed, `path::qualname` to fingerprint, by
+            `(path, node)`.
         mtime: When the file was written (its modification time, in seconds), which makes
             one run newer than another.
     """
@@ -93,6 +105,7 @@ class Run:
     dirty: bool
     outcomes: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     examples: dict[tuple[str, str], str] = field(default_factory=dict)
+    units: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     mtime: float = 0.0
 
 
@@ -114,14 +127,15 @@ class State:
     changed: bool = False
 
 
-def encode(session: str, commit: str | None, dirty: bool, entries: Iterable[dict[str, str]]) -> str:
+def encode(session: str, commit: str | None, dirty: bool, entries: Iterable[dict[str, Any]]) -> str:
     """A results file's text.
 
     Args:
         session: The nox session, or empty.
         commit: The commit, or `None`.
         dirty: Whether tracked files had uncommitted changes.
-        entries: One `{"path", "node", "claim", "code", "outcome"}` per property.
+        entries: One `{"path", "node", "claim", "code", "outcome", "units"}` per property,
+            with `"counterexample"` where it failed with one; its units' keys are sorted.
 
     Returns:
         The JSON text, ending with a line break.
@@ -131,7 +145,9 @@ def encode(session: str, commit: str | None, dirty: bool, entries: Iterable[dict
         "session": session,
         "commit": commit,
         "dirty": dirty,
-        "properties": list(entries),
+        "properties": [
+            entry | {"units": dict(sorted(entry["units"].items()))} for entry in entries
+        ],
     }
     return json.dumps(document, indent=1) + "\n"
 
@@ -207,7 +223,7 @@ def read_run(path: Path, name: str) -> Run:
         mtime = path.stat().st_mtime
     except OSError:  # replaced or removed since it was read
         mtime = 0.0
-    return Run(run.path, run.session, run.commit, run.dirty, run.outcomes, run.examples, mtime)
+    return dataclasses.replace(run, mtime=mtime)
 
 
 def _run(name: str, text: str) -> Run:
@@ -220,7 +236,14 @@ def _run(name: str, text: str) -> Run:
         msg = f"line {error.lineno}: {error.msg}"
         raise ValueError(msg) from None
     if not isinstance(data, dict) or data.get("docpact_results") != FORMAT:
-        msg = f'it needs "docpact_results": {FORMAT} (written by pytest --docpact-results)'
+        version = data.get("docpact_results") if isinstance(data, dict) else None
+        older = isinstance(version, int) and not isinstance(version, bool) and version < FORMAT
+        msg = (
+            f"it is a version {version} results file, which records no executed units; run "
+            "pytest --docpact-results again to write one of version 2"
+            if older
+            else f'it needs "docpact_results": {FORMAT} (written by pytest --docpact-results)'
+        )
         raise ValueError(msg)
     session, commit, dirty = data.get("session"), data.get("commit"), data.get("dirty")
     entries = data.get("properties")
@@ -236,7 +259,7 @@ def _run(name: str, text: str) -> Run:
     if not isinstance(dirty, bool) or not isinstance(entries, list):
         msg = "dirty must be true or false and properties a list"
         raise ValueError(msg)
-    outcomes, examples = {}, {}
+    outcomes, examples, units = {}, {}, {}
     for i, entry in enumerate(entries):
         values = entry if isinstance(entry, dict) else {}
         keys = ("path", "node", "code", "outcome")
@@ -255,7 +278,25 @@ def _run(name: str, text: str) -> Run:
             raise ValueError(msg)
         if example:
             examples[values["path"], values["node"]] = example
-    return Run(name, session, commit, dirty, outcomes, examples=examples)
+        units[values["path"], values["node"]] = _units(i, values.get("units"))
+    return Run(name, session, commit, dirty, outcomes, examples, units)
+
+
+def _units(i: int, units: object) -> dict[str, str]:
+    """A property's units, checked: `path::qualname` to 12 hex digits."""
+    if not isinstance(units, dict) or not all(
+        isinstance(name, str)
+        and all(name.partition("::"))
+        and isinstance(fingerprint, str)
+        and _FINGERPRINT.fullmatch(fingerprint)
+        for name, fingerprint in units.items()
+    ):
+        msg = (
+            f"properties[{i}].units must map each unit executed, as path::qualname, to its "
+            "fingerprint of 12 lowercase hex digits"
+        )
+        raise ValueError(msg)
+    return dict(units)
 
 
 def state(binding: Binding, session: str, runs: list[Run], head: str | None) -> State:
