@@ -61,6 +61,11 @@ EXPLAIN = "rolloutnorm's explain tooling imports downward only"
         ("rolloutnorm/_explain/rows.py", "from rolloutnorm._explain import read\n", EXPLAIN),
         # A new docpact module given no layer: the layers are exhaustive.
         ("docpact/_stray.py", '"""A module in no layer."""\n', LAYERS),
+        # The MkDocs plugin reaching into the claims extension, lazily: only the package's
+        # `docpact.claim` may import it.
+        ("docpact/_plugin.py", "def _boxes():\n    import docpact.claims._boxes\n", LAYERS),
+        # The registry importing the extension's kind rather than reading its entry point.
+        ("docpact/_registry.py", "from docpact.claims import CLAIMS\n", LAYERS),
     ],
     ids=[
         "module level",
@@ -72,6 +77,8 @@ EXPLAIN = "rolloutnorm's explain tooling imports downward only"
         "the core imports explain",
         "explain's rows import its reader",
         "a docpact module in no layer",
+        "the plugin imports the claims extension",
+        "the registry imports the claims extension",
     ],
 )
 def test_an_import_against_the_grain_breaks_its_contract(
