@@ -36,6 +36,7 @@ PROJECT = {
     ),
     "tests/test_b.py": (
         "import os\n\n\ndef test_unbound():\n    assert not os.environ.get('FAIL')\n"
+        "    if os.environ.get('CRASH'):\n        os._exit(1)\n"
     ),
     "tests/test_c.py": (
         "import pytest\n\n\n@pytest.mark.docpact_claim('q')\ndef test_q():\n    pass\n"
@@ -59,7 +60,7 @@ def _git(project: Path, *args: str) -> None:
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The project, committed; plain pytest, not the nox session these tests may run in."""
-    for name in ("NOX_CURRENT_SESSION", "INTERRUPT", "FAIL"):
+    for name in ("NOX_CURRENT_SESSION", "INTERRUPT", "FAIL", "CRASH"):
         monkeypatch.delenv(name, raising=False)
     project = _write(tmp_path / "project", PROJECT)
     _git(project, "init", "-q")
@@ -75,6 +76,11 @@ def _pytest(project: Path, *args: str, results: str = RESULTS) -> subprocess.Com
 def _outcomes(project: Path) -> dict[str, str]:
     written = json.loads((project / RESULTS).read_text(encoding="utf-8"))
     return {entry["claim"]: entry["outcome"] for entry in written["properties"]}
+
+
+def _units(project: Path) -> dict[str, dict[str, str]]:
+    written = json.loads((project / RESULTS).read_text(encoding="utf-8"))
+    return {entry["claim"]: entry["units"] for entry in written["properties"]}
 
 
 def test_an_unwritable_results_path_is_a_usage_error_before_any_test_runs(project: Path) -> None:
@@ -141,17 +147,46 @@ def test_a_partial_run_keeps_what_the_file_said_of_the_same_commit(
 ) -> None:
     assert _pytest(project, "tests").returncode == 0
     assert _outcomes(project) == {"p": "passed", "q": "passed"}
+    units = _units(project)
+    assert {claim: list(names) for claim, names in units.items()} == {
+        "p": ["tests/test_a.py::test_p"],
+        "q": ["tests/test_c.py::test_q"],
+    }
     monkeypatch.setenv("INTERRUPT", "1")
     assert _pytest(project, "tests").returncode == 2
     assert _outcomes(project) == {"p": "passed", "q": "passed"}
     monkeypatch.delenv("INTERRUPT")
     assert _pytest(project, "tests/test_c.py").returncode == 0  # a selection
     assert _outcomes(project) == {"p": "passed", "q": "passed"}
+    assert _units(project) == units  # what was kept keeps its units
     # On another commit, what the file said is no result of it.
     (project / "p.md").write_text(PROJECT["p.md"] + "\nMore.\n", encoding="utf-8")
     _git(project, "commit", "-q", "-am", "more")
     assert _pytest(project, "tests/test_c.py").returncode == 0
     assert _outcomes(project) == {"q": "passed"}
+
+
+def test_a_file_of_the_older_format_is_replaced_not_kept(project: Path) -> None:
+    """A version 1 file of the same commit records no units: a partial run drops it."""
+    assert _pytest(project, "tests").returncode == 0
+    written = json.loads((project / RESULTS).read_text(encoding="utf-8"))
+    written["docpact_results"] = 1
+    for entry in written["properties"]:
+        del entry["units"]
+    (project / RESULTS).write_text(json.dumps(written), encoding="utf-8")
+    assert _pytest(project, "tests/test_c.py").returncode == 0
+    assert _outcomes(project) == {"q": "passed"}
+
+
+def test_an_xdist_worker_that_dies_records_no_passed_property(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the dead worker's properties executed is lost with it: no pass is recorded."""
+    monkeypatch.setenv("CRASH", "1")
+    result = _pytest(project, "tests", "-n", "2")
+    assert result.returncode == 1, result.stdout
+    assert "crashed while running 'tests/test_b.py::test_unbound'" in result.stdout
+    assert _outcomes(project) == {}
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["in-process", "xdist"])
