@@ -10,6 +10,8 @@ teardown, test helpers, and packages installed under the project root.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -219,3 +221,20 @@ def test_coverage_already_measuring_the_process_is_a_usage_error(project: Path) 
     # Without --docpact-results, coverage runs the tests as ever.
     command = ("coverage", "run", "-m", "pytest", "-q", "tests/test_merged.py")
     assert run_module(project, *command).returncode == 0
+
+
+def test_coverage_is_imported_only_for_a_run_that_records(project: Path) -> None:
+    """The claims kind, the results reader and the plugin, loaded by every pytest, import none."""
+    code = (
+        "import sys\n"
+        "import docpact.claims, docpact.claims._pytest_plugin, docpact.claims._results\n"
+        "assert 'coverage' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, check=False)
+    assert done.returncode == 0
+    (project / "tests" / "test_modules.py").write_text(
+        "import sys\n\n\ndef test_modules():\n    assert 'coverage' not in sys.modules\n",
+        encoding="utf-8",
+    )
+    result = run_module(project, "pytest", "-q", "tests/test_modules.py")
+    assert result.returncode == 0, result.stdout
