@@ -7,9 +7,12 @@ as griffe reads the file (`griffe.visit`: parsed, never imported). A function de
 another is part of it. A line of a file belongs to the innermost unit whose body holds it:
 from the first statement of its body to its last line, so neither its decorators, its `def`
 line nor its default values, which run when the function is defined, count as running it.
+The definitions that share a qualified name are one unit: a property's getter, setter and
+deleter, a function defined in both branches of an `if`.
 
-A unit's fingerprint is 12 hex digits of the SHA-256 of its canonical syntax tree
-(`docpact.claims._fingerprint.canonical`): docstrings, comments and formatting do not count.
+A unit's fingerprint is 12 hex digits of the SHA-256 of its canonical syntax tree (of each of
+its definitions, in file order; `docpact.claims._fingerprint.canonical`): docstrings,
+comments and formatting do not count.
 docpact's pytest plugin takes the fingerprints of the units a property executed at the end of
 its run; `docpact check` takes them again from the files as they are (DP019).
 """
@@ -18,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,6 +45,8 @@ class Unit:
         body: The first line of its body.
         last: Its last line.
         fingerprint: 12 hex digits of the SHA-256 of its canonical syntax tree.
+        spans: Each of its definitions' `(body, last)`, in file order; empty for the one
+            at `body` and `last` (whose lines `first`, `body` and `last` give).
     """
 
     name: str
@@ -51,6 +55,7 @@ class Unit:
     body: int
     last: int
     fingerprint: str
+    spans: tuple[tuple[int, int], ...] = ()
 
 
 def split(name: str) -> tuple[str, str]:
@@ -69,6 +74,7 @@ class Units:
     def __init__(self, root: Path) -> None:
         self._root = root
         self._files: dict[str, dict[str, Unit] | None] = {}
+        self._lines: dict[str, dict[int, Unit]] = {}
 
     def of(self, path: str) -> dict[str, Unit] | None:
         """The units of a file, by qualified name, innermost last; `None` when it cannot be read.
@@ -99,20 +105,21 @@ class Units:
         Returns:
             The innermost unit of each line that a unit's body holds.
         """
-        units = self.of(path)
-        if not units:
-            return []
-        spans = sorted(units.values(), key=lambda unit: (unit.body, -unit.last))
-        found: dict[str, Unit] = {}
-        for line in sorted(set(lines)):
-            inner = None
-            for unit in spans:  # the last that holds it starts latest: the innermost
-                if unit.body > line:
-                    break
-                if line <= unit.last:
-                    inner = unit
-            if inner is not None:
-                found.setdefault(inner.name, inner)
+        if path not in self._lines:
+            spans = sorted(
+                (
+                    (body, last, unit)
+                    for unit in (self.of(path) or {}).values()
+                    for body, last in unit.spans or ((unit.body, unit.last),)
+                ),
+                key=lambda span: (span[0], -span[1]),
+            )
+            # A span that starts later within another is the innermost: it overwrites.
+            self._lines[path] = {
+                n: unit for body, last, unit in spans for n in range(body, last + 1)
+            }
+        by_line = self._lines[path]
+        found = {unit.name: unit for line in lines if (unit := by_line.get(line)) is not None}
         return sorted(found.values(), key=lambda unit: unit.first)
 
     def _read(self, path: str) -> dict[str, Unit] | None:
@@ -122,9 +129,9 @@ class Units:
         try:
             text = read_text(file)
             module = griffe.visit(path.removesuffix(".py").replace("/", "."), file, text)
+            definitions = _definitions(ast.parse(text))
         except (Unreadable, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-        lines = text.splitlines()
         units: dict[str, Unit] = {}
         stack = [module]
         while stack:
@@ -139,32 +146,53 @@ class Units:
                 if not (member.is_function or is_property) or not member.endlineno:
                     continue
                 qualname = member.path[len(module.path) + 1 :]
-                unit = _unit(f"{path}::{qualname}", path, lines, member.lineno, member.endlineno)
-                if unit is not None:
-                    units[qualname] = unit
+                if nodes := definitions.get(qualname):
+                    units[qualname] = _unit(f"{path}::{qualname}", path, nodes)
         return units
 
 
-def _unit(name: str, path: str, lines: list[str], first: int, last: int) -> Unit | None:
-    """A unit from its lines: its body's first line and its fingerprint, from its syntax."""
-    source = textwrap.dedent("\n".join(lines[first - 1 : last]))
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:  # a decorator griffe placed above a line it does not start
-        return None
-    node = next(
-        (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None
-    )
-    if node is None or not node.body:
-        return None
-    decorated = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    dump = canonical(node, set(), set())
+Definition = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _definitions(tree: ast.Module) -> dict[str, list[Definition]]:
+    """The functions a module and its classes define, by qualified name, in file order.
+
+    Those inside a block (`if`, `try`, `with`, a loop, `match`) count; those inside a
+    function are part of it.
+    """
+    found: dict[str, list[Definition]] = {}
+    stack: list[tuple[list[ast.stmt], str]] = [(tree.body, "")]
+    while stack:
+        body, prefix = stack.pop()
+        for node in body:
+            if isinstance(node, Definition):
+                found.setdefault(prefix + node.name, []).append(node)
+            elif isinstance(node, ast.ClassDef):
+                stack.append((node.body, f"{prefix}{node.name}."))
+            else:
+                stack.extend((block, prefix) for block in _blocks(node))
+    return {name: sorted(nodes, key=lambda node: node.lineno) for name, nodes in found.items()}
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    """The blocks of statements a compound statement holds."""
+    blocks = [getattr(node, name, []) for name in ("body", "orelse", "finalbody")]
+    blocks += [handler.body for handler in getattr(node, "handlers", [])]
+    blocks += [case.body for case in getattr(node, "cases", [])]
+    return [block for block in blocks if isinstance(block, list)]
+
+
+def _unit(name: str, path: str, nodes: list[Definition]) -> Unit:
+    """A unit from its definitions: its lines, and its fingerprint from their syntax."""
+    first = nodes[0]
+    dump = "\n".join(canonical(node, set(), set()) for node in nodes)
     fingerprint = hashlib.sha256(dump.encode("utf-8")).hexdigest()[:12]
+    spans = tuple((node.body[0].lineno, node.end_lineno or node.lineno) for node in nodes)
     return Unit(
         name,
         path,
-        first + decorated - 1,
-        first + node.body[0].lineno - 1,
-        first + (node.end_lineno or node.lineno) - 1,
+        min([first.lineno, *(d.lineno for d in first.decorator_list)]),
+        *spans[0],
         fingerprint,
+        spans if len(spans) > 1 else (),
     )

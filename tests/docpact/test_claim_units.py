@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: MIT
+"""The units of code under test: which function a line that ran belongs to, and fingerprints."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docpact.claims._units import Units, split
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SOURCE = """\
+import functools
+
+
+def outer(a, b=len("default")):
+    def inner():
+        return a
+    return inner()
+
+
+class Shape:
+    sides = 4
+
+    @property
+    def area(self):
+        return self._area
+
+    @area.setter
+    def area(self, value):
+        self._area = value
+
+    @functools.cached_property
+    def name(self):
+        return "shape"
+
+    class Inner:
+        async def deep(self):
+            return 1
+
+
+if True:
+    def compat():
+        return "new"
+else:
+    def compat():
+        return "old"
+
+VALUE = outer(1)
+"""
+
+
+def _units(tmp_path: Path, text: str = SOURCE) -> Units:
+    (tmp_path / "m.py").write_text(text, encoding="utf-8")
+    return Units(tmp_path)
+
+
+def _line(text: str) -> int:
+    """The 1-based line of SOURCE that holds `text`."""
+    return next(n for n, line in enumerate(SOURCE.splitlines(), 1) if text in line)
+
+
+def test_a_line_belongs_to_the_innermost_unit_whose_body_holds_it(tmp_path: Path) -> None:
+    units = _units(tmp_path)
+    ran = [_line("return a"), _line("return inner()"), _line("return 1")]
+    assert [unit.name for unit in units.executed("m.py", ran)] == [
+        "m.py::outer",  # a function defined inside another is part of it
+        "m.py::Shape.Inner.deep",
+    ]
+
+
+def test_definition_time_lines_belong_to_no_unit(tmp_path: Path) -> None:
+    """Decorators, `def` lines, default values, class bodies and module statements."""
+    units = _units(tmp_path)
+    lines = [
+        _line("def outer"),
+        _line("sides = 4"),
+        _line("@property"),
+        _line("def area(self):"),
+        _line("@functools.cached_property"),
+        _line("VALUE = "),
+        _line("if True"),
+    ]
+    assert units.executed("m.py", lines) == []
+
+
+def test_definitions_that_share_a_name_are_one_unit(tmp_path: Path) -> None:
+    """A property's getter and setter; a function defined in both branches of an `if`."""
+    units = _units(tmp_path)
+    setter, old = _line("self._area = value"), _line('return "old"')
+    assert [unit.name for unit in units.executed("m.py", [setter, old])] == [
+        "m.py::Shape.area",
+        "m.py::compat",
+    ]
+    area = units.get("m.py::Shape.area")
+    assert area is not None
+    assert area.first == _line("@property")
+    assert area.spans == (
+        (_line("return self._area"), _line("return self._area")),
+        (setter, setter),
+    )
+    assert units.get("m.py::Shape.name").first == _line("@functools.cached_property")
+
+
+def test_a_fingerprint_changes_with_the_code_not_its_docstring_comments_or_layout(
+    tmp_path: Path,
+) -> None:
+    names = ["m.py::outer", "m.py::Shape.area", "m.py::compat"]
+    before = {name: _units(tmp_path).get(name).fingerprint for name in names}
+    reformatted = SOURCE.replace(
+        'def outer(a, b=len("default")):\n',
+        'def outer(\n    a, b=len("default")\n):  # a comment\n    """A docstring."""\n',
+    )
+    assert {name: _units(tmp_path, reformatted).get(name).fingerprint for name in names} == before
+    changed = SOURCE.replace("self._area = value", "self._area = abs(value)").replace(
+        'return "old"', 'return "older"'
+    )
+    after = {name: _units(tmp_path, changed).get(name).fingerprint for name in names}
+    assert [name for name in names if after[name] != before[name]] == names[1:]
+
+
+def test_a_file_that_does_not_parse_or_is_gone_has_no_units(tmp_path: Path) -> None:
+    units = _units(tmp_path, "def broken(:\n    pass\n")
+    assert units.of("m.py") is None
+    assert units.executed("m.py", [1, 2]) == []
+    assert units.of("gone.py") is None
+    assert units.get("gone.py::f") is None
+
+
+def test_split_gives_the_file_and_the_qualified_name() -> None:
+    assert split("pkg/m.py::Shape.area") == ("pkg/m.py", "Shape.area")
