@@ -116,6 +116,7 @@ class Case:
     sets: list[str] = dataclasses.field(default_factory=list)
     output: str = "json"
     rows: list[dict] | None = None  # the rows, where the grammar left the batch valid
+    modes: bool = False  # --modes: every aggregation mode's masses too
 
     def to_json(self) -> str:
         """The case as a reproducer file's text."""
@@ -336,6 +337,7 @@ def cases(draw: st.DrawFn) -> Case:
         sets,
         output,
         batch if valid and kind == "file" else None,
+        draw(st.booleans()),
     )
 
 
@@ -370,6 +372,7 @@ def check(case: Case, folder: Path, *, mode: str = "fork", timeout: float = TIME
         args += ["--config", "c.yaml"]
         paths.append("c.yaml")
     args += case.sets if case.rows is None else EVERY_ROW
+    args += ["--modes"] if case.modes else []
     paths += ["--set"] if case.sets else []
     result = run(SPEC, args, cwd=folder, paths=paths, prog=PROG, timeout=timeout, mode=mode)
     if case.rows is not None and not _right(case, result):
@@ -383,7 +386,12 @@ def _right(case: Case, result: Result) -> bool:
         return result.outcome not in {"usage error", "unlocated error"}
     expected = _oracle(case.rows or [])
     if case.output == "json":
-        got = {str(r["rollout_id"]): r["mass"] for r in json.loads(result.stdout)["rollouts"]}
+        data = json.loads(result.stdout)
+        got = {str(r["rollout_id"]): r["mass"] for r in data["rollouts"]}
+        if "modes" in data:  # per_rollout_mean's column is the mass, computed apart
+            modes = {str(r["rollout_id"]): r["per_rollout_mean"] for r in data["modes"]["rollouts"]}
+            if modes != got:
+                return False
         return list(got) == [str(i) for i in expected] and all(
             math.isclose(got[str(i)], mass, rel_tol=1e-9, abs_tol=1e-12)
             for i, mass in expected.items()

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 
+from rolloutnorm import aggregation_masses, plan_retention
 from rolloutnorm.__main__ import get_parser, main
 from rolloutnorm._explain.schema import load_schema
 
@@ -50,6 +51,7 @@ MIXED_BATCH = "".join(
 SCHEMA_SHA256 = {
     1: "29cfec37c22f281893131b7f73c066412b99fe68d56cb99976611b1bfa0e70b8",
     2: "df9a13f814cd95a115108c100d1a89db6b434455a2de6a12975edebcfe718598",
+    3: "84c908ba4409fb4df9d5895ba32d2275892f0cb1df5522e3c2581fad5c16124b",
 }
 
 
@@ -142,10 +144,10 @@ def test_the_json_output_of_a_floor_drop(batch, capsys):
         "distinct_trained_rollouts": 3,
         "alternative_is_used": False,
     }
-    assert (data["schema_version"], data["source"], data["trained"]) == (2, "batch.jsonl", True)
+    assert (data["schema_version"], data["source"], data["trained"]) == (3, "batch.jsonl", True)
     assert data["selected_mode"] == "per_rollout_mean"
     assert data["config"][MINI_BATCH] == 4
-    assert list(data) == list(load_schema()["properties"])
+    assert list(data) == [name for name in load_schema()["properties"] if name != "modes"]
 
 
 def test_the_json_output_puts_one_rollout_on_a_line(batch, capsys):
@@ -456,10 +458,91 @@ def test_the_schema_lists_the_aggregation_modes():
     """The schema's modes are the ones aggregation_masses computes, verl's first."""
     from rolloutnorm._aggregation import MODES
 
-    properties = load_schema()["properties"]
-    assert tuple(properties["selected_mode"]["enum"]) == MODES
-    agg = properties["config"]["properties"]["actor_rollout_ref.actor.loss_agg_mode"]
+    schema = load_schema()
+    assert tuple(schema["$defs"]["mode"]["enum"]) == MODES
+    agg = schema["properties"]["config"]["properties"]["actor_rollout_ref.actor.loss_agg_mode"]
     assert tuple(agg["enum"]) == MODES[:-1]
+    modes = schema["properties"]["modes"]["properties"]
+    assert modes["rollouts"]["items"]["required"] == ["rollout_id", *MODES]
+    assert modes["batch"]["required"] == list(MODES)
+
+
+MODES_TABLE = """\
+rollout  token-mean  token-sum  seq-mean-token-sum  seq-mean-token-mean  seq-mean-token-sum-norm  per_rollout_mean*
+A        1           150        75                  1                    0.75                     0.1667
+B        1.429       90         45                  1.5                  0.45                     0.1667
+C        0.5714      40         20                  0.5                  0.2                      0.1667
+batch    3           280        140                 3                    1.4                      0.5
+
+modes: each rollout's mass under each loss aggregation, unit advantages over one epoch of the rows kept;
+  dp_size 1, loss_scale_factor 100 (the padded width), verl's defaults
+*: the mode the config selects
+"""  # noqa: E501
+
+
+def test_modes_add_a_table_of_every_mode(batch, capsys):
+    """--modes adds every rollout's mass under each mode after the legend, its mode marked."""
+    plain = run(capsys, "batch.jsonl", "--set", f"{MINI_BATCH}=2")[1]
+    status, out, err = run(capsys, "batch.jsonl", "--set", f"{MINI_BATCH}=2", "--modes")
+    assert (status, err) == (0, "")
+    assert out == f"{plain}\n{MODES_TABLE}"
+
+
+def test_modes_in_json_are_the_aggregation_masses(batch, capsys):
+    """The JSON modes are aggregation_masses on the plan's rows; per_rollout_mean is the mass."""
+    args = ("batch.jsonl", "--set", f"{MINI_BATCH}=4", "--format", "json")
+    plain = validate(run(capsys, *args)[1])
+    data = validate(run(capsys, *args, "--modes")[1])
+    modes = data.pop("modes")
+    assert data == plain
+    assert (modes["selected"], modes["dp_size"], modes["loss_scale_factor"]) == (
+        "per_rollout_mean",
+        1,
+        100,
+    )
+    mask = torch.arange(100) < torch.tensor([50, 100, 30, 30, 30, 40]).unsqueeze(-1)
+    plan = plan_retention(6, mini_batch_size=4)
+    expected = aggregation_masses(mask, list("AABBBC"), plan=plan)
+    assert modes["names"] == list(expected.masses)
+    for mode, masses in expected.masses.items():
+        got = [rollout[mode] for rollout in modes["rollouts"]]
+        assert got == pytest.approx(masses.tolist(), rel=1e-14), mode
+        assert modes["batch"][mode] == pytest.approx(sum(masses.tolist()), rel=1e-14)
+    assert [rollout["per_rollout_mean"] for rollout in modes["rollouts"]] == [
+        rollout["mass"] for rollout in data["rollouts"]
+    ]
+
+
+def test_modes_mark_the_mode_another_loss_selects(batch, capsys):
+    """Under loss_mode vanilla the marked mode is its loss_agg_mode, in every format."""
+    Path("verl.yaml").write_text(OTHER_LOSS, "utf-8")
+    args = ("batch.jsonl", "--config", "verl.yaml", "--modes")
+    out = run(capsys, *args)[1]
+    assert "  seq-mean-token-mean*  " in out
+    assert "per_rollout_mean*" not in out
+    markdown = run(capsys, *args, "--format", "markdown")[1]
+    assert "| seq-mean-token-mean (selected) |" in markdown
+    data = validate(run(capsys, *args, "--format", "json")[1])
+    assert data["modes"]["selected"] == data["selected_mode"] == "seq-mean-token-mean"
+
+
+def test_modes_of_a_batch_with_no_row_trained_are_zero(batch, capsys):
+    """With nothing trained every mode gives every rollout 0, and the output exits 0."""
+    args = ("batch.jsonl", "--set", f"{MINI_BATCH}=8", "--modes", "--format", "json")
+    status, out, _ = run(capsys, *args)
+    assert status == 0
+    modes = validate(out)["modes"]
+    assert {value for rollout in modes["rollouts"] for value in list(rollout.values())[1:]} == {0.0}
+
+
+def test_the_modes_plot_has_a_panel_per_mode(batch, capsys):
+    """--plot with --modes draws one panel per mode, the selected one's title marked."""
+    pytest.importorskip("matplotlib")
+    args = ("batch.jsonl", "--set", f"{MINI_BATCH}=4", "--modes", "--plot", "modes.svg")
+    assert run(capsys, *args)[0] == 0
+    svg = Path("modes.svg").read_text("utf-8")
+    assert svg.count('id="axes_') == 6
+    assert "per_rollout_mean (selected)" in svg
 
 
 @pytest.mark.parametrize(

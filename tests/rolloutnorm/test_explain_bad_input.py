@@ -394,6 +394,15 @@ def test_a_pt_batch_of_mixed_id_kinds_is_refused(every_row, tmp_path, capsys):
     )
 
 
+def test_modes_of_a_mini_batch_past_int64_are_zero(tmp_path, capsys):
+    """--modes with rollout.n of 400 digits trains nothing: every mode gives 0, no overflow."""
+    path = tmp_path / "batch.jsonl"
+    path.write_bytes(OK)
+    out = explained(capsys, str(path), "--modes", f"--set=actor_rollout_ref.rollout.n={BIG}")
+    assert out.startswith("no row is trained: 2 candidate rows, fewer than one mini-batch of 2559")
+    assert "batch    0           0          0                   0                    0" in out
+
+
 def laughs(levels: int) -> str:
     """A "billion laughs" document: each anchor nine aliases of the one before."""
     lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]

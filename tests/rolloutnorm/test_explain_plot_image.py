@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The plot on docs/explain.md is the command's own output for the page's batch."""
+"""The plots on docs/explain.md are the command's own output for the page's batch."""
 
 from __future__ import annotations
 
@@ -21,17 +21,19 @@ pytestmark = [
 ]
 
 
-def test_the_page_shows_the_command_and_the_image_it_draws() -> None:
+@pytest.mark.parametrize("image", explain_plot.IMAGES, ids=lambda image: image.name)
+def test_the_page_shows_the_command_and_the_image_it_draws(image: Path) -> None:
     text = explain_plot.PAGE.read_text(encoding="utf-8")
-    assert explain_plot.COMMAND in explain_plot.shown_commands(text)
-    assert "](assets/explain-masses.svg)" in text
+    assert explain_plot.IMAGES[image] in explain_plot.shown_commands(text)
+    assert f"](assets/{image.name})" in text
     assert explain_plot.page_batch(text).count("\n") == 6
 
 
-def test_the_committed_image_is_what_the_command_draws(tmp_path: Path) -> None:
-    drawn = explain_plot.draw(tmp_path)
-    assert drawn == explain_plot.IMAGE.read_bytes(), (
-        "docs/assets/explain-masses.svg differs from what rolloutnorm explain --plot draws for "
+@pytest.mark.parametrize("image", explain_plot.IMAGES, ids=lambda image: image.name)
+def test_the_committed_image_is_what_the_command_draws(image: Path, tmp_path: Path) -> None:
+    drawn = explain_plot.draw(tmp_path, explain_plot.IMAGES[image])
+    assert drawn == image.read_bytes(), (
+        f"docs/assets/{image.name} differs from what rolloutnorm explain --plot draws for "
         "the page's batch: run python scripts/explain_plot.py, and look at the image"
     )
 

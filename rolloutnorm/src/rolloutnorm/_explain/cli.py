@@ -90,10 +90,21 @@ def get_parser() -> argparse.ArgumentParser:
         "--format", choices=_FORMATS, default="table", help="the output's form (default: table)"
     )
     explain.add_argument(
+        "--modes",
+        action="store_true",
+        help=(
+            "also give every rollout's mass under each loss aggregation mode (verl's "
+            "loss_agg_mode values and per_rollout_mean), marking the one the config selects"
+        ),
+    )
+    explain.add_argument(
         "--plot",
         type=Path,
         metavar="FILE",
-        help="also write a bar chart of every rollout's mass (needs matplotlib, the plot extra)",
+        help=(
+            "also write a bar chart of every rollout's mass, with --modes one chart per mode "
+            "side by side (needs matplotlib, the plot extra)"
+        ),
     )
     explain.add_argument(
         "--verbose",
@@ -165,7 +176,7 @@ def _explain_batch(options: argparse.Namespace) -> str:
     batch = read_batch(options.batch)
     logger.info("%s: read by %s", options.batch, batch.reader)
     try:
-        explanation = explain(batch, config, source=str(options.batch))
+        explanation = explain(batch, config, source=str(options.batch), modes=options.modes)
     except RolloutNormError as error:
         msg = f"{options.batch}: {error}"
         raise RolloutNormError(msg) from None

@@ -20,6 +20,7 @@ import torch
 from rolloutnorm._config import LOSS_MODE, RolloutNormConfig
 from rolloutnorm._errors import RolloutNormError
 from rolloutnorm._explain.batch import Batch
+from rolloutnorm._explain.modes import ModeMasses, mode_masses
 from rolloutnorm._ids import encode_ids
 from rolloutnorm._normalize import check_batch
 from rolloutnorm._retention import DropReason, RetentionPlan, plan_retention
@@ -65,6 +66,8 @@ class Explanation:
         mass: Each rollout's normalized token mass, from the code.
         alternative_mass: Each rollout's mass under the divisor the code does not use.
         dropped_rows: ``(row, rollout id, reason)`` for every dropped row, by row.
+        modes: Each rollout's mass under every loss aggregation mode, where asked for
+            (``--modes``), else ``None``.
     """
 
     source: str
@@ -77,6 +80,7 @@ class Explanation:
     mass: np.ndarray
     alternative_mass: np.ndarray
     dropped_rows: list[tuple[int, str | int, DropReason]]
+    modes: ModeMasses | None = None
 
     @property
     def selected_mode(self) -> str:
@@ -101,7 +105,9 @@ class Explanation:
         }
 
 
-def explain(batch: Batch, config: RolloutNormConfig, *, source: str) -> Explanation:
+def explain(
+    batch: Batch, config: RolloutNormConfig, *, source: str, modes: bool = False
+) -> Explanation:
     """Retain and normalize a batch with the code a trainer step runs, and sum every share.
 
     Args:
@@ -109,6 +115,7 @@ def explain(batch: Batch, config: RolloutNormConfig, *, source: str) -> Explanat
         config: The configuration, from `load_config`, of any policy loss: the batch is
             normalized as ``per_rollout_mean`` would, with its other settings.
         source: The file's name, for the output.
+        modes: Whether to compute every rollout's mass under each aggregation mode too.
 
     Returns:
         The explanation; with no row trained (fewer candidates than one mini-batch), every
@@ -166,6 +173,12 @@ def explain(batch: Batch, config: RolloutNormConfig, *, source: str) -> Explanat
     distinct = int(np.count_nonzero(trained_rows))
     labels = _values(batch.rollout_ids, first_rows)
     row_labels = _values(batch.rollout_ids, np.asarray(list(plan.drop_reasons), dtype=np.int64))
+    by_mode = None
+    if modes:
+        selected = config.selected_mode
+        by_mode = mode_masses(
+            mask, batch.rollout_ids, plan, selected=selected, num_rollouts=len(labels)
+        )
     return Explanation(
         source=source,
         config=config,
@@ -180,6 +193,7 @@ def explain(batch: Batch, config: RolloutNormConfig, *, source: str) -> Explanat
             (row, label, reason)
             for (row, reason), label in zip(plan.drop_reasons.items(), row_labels, strict=True)
         ],
+        modes=by_mode,
     )
 
 

@@ -3,7 +3,8 @@
 
 The output is valid under the packaged schema, which carries its ``version``: the
 configuration, the plan and the divisors as objects, then one rollout a line, the dropped
-rows and the batch totals, every mass to the 15 significant digits all machines agree on.
+rows and the batch totals, and with ``--modes`` every rollout's mass under each mode, one
+rollout a line; every mass to the 15 significant digits all machines agree on.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from rolloutnorm._config import KEYS
+from rolloutnorm._explain import modes as by_mode
 from rolloutnorm._explain.explanation import ALTERNATIVE, IMPLEMENTED, Explanation, significant
 
 __all__ = ["SCHEMA", "as_data", "load_schema", "render_json"]
@@ -124,5 +126,29 @@ def render_json(explanation: Explanation) -> str:
     parts.append(f'  "dropped_rows": [\n{dropped}\n  ],' if dropped else '  "dropped_rows": [],')
     totals = ",\n".join(f"    {encode(k)}: {encode(v)}" for k, v in explanation.totals().items())
     parts.append(f'  "batch": {{\n{totals}\n  }}')
+    if explanation.modes is not None:
+        parts[-1] += ","
+        parts.append(_modes_json(explanation, encode))
     parts.append("}")
     return "\n".join(parts) + "\n"
+
+
+def _modes_json(explanation: Explanation, encode: Any) -> str:
+    """The ``modes`` object: its settings, then one rollout a line, then the batch's masses."""
+    data = by_mode.as_data(explanation.rollout_ids, explanation.modes)
+    rollouts, totals = data.pop("rollouts"), data.pop("batch")
+    names = data["names"]
+    columns = [_numbers(np.asarray([rollout[mode] for rollout in rollouts])) for mode in names]
+    lines = [f"    {encode(key)}: {encode(value)}," for key, value in data.items()]
+    entries = ",\n".join(
+        f'      {{"rollout_id": {_json_id(rollout["rollout_id"])}, '
+        + ", ".join(
+            f"{encode(mode)}: {column[at]}" for mode, column in zip(names, columns, strict=True)
+        )
+        + "}"
+        for at, rollout in enumerate(rollouts)
+    )
+    lines.append(f'    "rollouts": [\n{entries}\n    ],')
+    batch = ", ".join(f"{encode(mode)}: {encode(significant(totals[mode]))}" for mode in names)
+    lines.append(f'    "batch": {{{batch}}}')
+    return '  "modes": {\n' + "\n".join(lines) + "\n  }"

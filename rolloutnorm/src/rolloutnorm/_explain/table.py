@@ -3,7 +3,8 @@
 
 Both show the same content: the plan and why nothing is trained where nothing is, one line
 per rollout with its rows, trained rows, tokens and both masses as a fraction and a
-decimal, the batch line, what each mass divides by, and every dropped row with its reason.
+decimal, the batch line, what each mass divides by, every rollout's mass under each
+aggregation mode where asked for, and every dropped row with its reason.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import functools
 
 from rolloutnorm._config import LOSS_MODE
+from rolloutnorm._explain import modes as by_mode
 from rolloutnorm._explain.explanation import IMPLEMENTED, Explanation
 from rolloutnorm._report import mass_fraction
 
@@ -120,6 +122,8 @@ def render_table(explanation: Explanation) -> str:
 
     lines = [*_summary(explanation), "", line(HEADER), *map(line, cells), ""]
     lines += [text.replace("; ", ";\n  ") for text in _legend(explanation)]
+    if explanation.modes is not None:
+        lines += ["", *_modes_table(explanation)]
     if explanation.dropped_rows:
         width = max(len("rollout"), *(len(_shown(r)) for _, r, _ in explanation.dropped_rows))
         row_width = max(3, len(str(explanation.dropped_rows[-1][0])))
@@ -130,6 +134,19 @@ def render_table(explanation: Explanation) -> str:
             for row, rollout_id, reason in explanation.dropped_rows
         ]
     return "\n".join(lines) + "\n"
+
+
+def _modes_table(explanation: Explanation) -> list[str]:
+    """The ``--modes`` table: a column per mode, left-aligned as the mass columns are."""
+    modes = explanation.modes
+    header = by_mode.header(modes)
+    rows = [[_shown(line[0]), *line[1:]] for line in by_mode.cells(explanation.rollout_ids, modes)]
+    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header))]
+    lines = [
+        "  ".join(f"{value:<{width}}" for value, width in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
+    return [*lines, "", *(text.replace("; ", ";\n  ") for text in by_mode.legend(modes))]
 
 
 def _shown(value: object) -> str:
@@ -178,6 +195,16 @@ def render_markdown(explanation: Explanation) -> str:
     cells[-1][0] = "**batch**"
     lines += ["| " + " | ".join(_markdown_cell(value) for value in line) + " |" for line in cells]
     lines += ["", *(f"- {text}" for text in _legend(explanation))]
+    if explanation.modes is not None:
+        modes = explanation.modes
+        header = by_mode.header(modes, mark=" (selected)")
+        lines += ["", "| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1)]
+        cells = by_mode.cells(explanation.rollout_ids, modes)
+        cells[-1][0] = "**batch**"
+        lines += [
+            "| " + " | ".join(_markdown_cell(value) for value in line) + " |" for line in cells
+        ]
+        lines += ["", *(f"- {text}" for text in by_mode.legend(modes, mark="(selected)"))]
     if explanation.dropped_rows:
         lines += ["", "| dropped row | rollout | reason |", "| ---: | --- | --- |"]
         lines += [
