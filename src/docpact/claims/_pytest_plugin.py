@@ -37,8 +37,8 @@ What a file records, when a run does not run every property to its end:
   on the same commit, both without uncommitted changes, its entries for the properties
   this run did not record are kept, where the property's code is unchanged, with their
   units fingerprinted again: a partial run never drops what an earlier run found on that
-  commit. Any other file is replaced whole,
-  and the properties this run did not record read as not run.
+  commit. Any other file (another commit's, another format's) is replaced whole, and the
+  properties this run did not record read as not run.
 """
 
 from __future__ import annotations
