@@ -342,3 +342,13 @@ def test_a_malformed_batch_is_refused_as_the_normalization_refuses_it(mask, ids,
     """The mask and the ids go through the package's one validator."""
     with pytest.raises(RolloutNormError, match=message):
         aggregation_masses(mask, ids)
+
+
+def test_a_plan_that_trains_no_row_gives_every_mode_no_mass_whatever_its_mini_batch() -> None:
+    """A mini-batch larger than int64 trains no row: zeros, not an OverflowError (fuzzing)."""
+    response_mask = torch.ones(4, 3)
+    plan = plan_retention(4, mini_batch_size=10**400)
+    result = aggregation_masses(response_mask, ["a", "a", "b", "b"], plan=plan)
+    assert result.num_trained_rows == 0
+    for mode in result.masses:
+        assert result[mode].tolist() == [0.0, 0.0]

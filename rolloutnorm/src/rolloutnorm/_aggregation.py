@@ -178,17 +178,20 @@ def aggregation_masses(
         padding[list(plan.padding_indices + plan.spare_padding_indices)] = True
     tokens = row_tokens.index_select(0, kept).to(torch.float64)
     codes = ids.codes.index_select(0, kept)
-    step = _steps(len(kept), mini_batch_size, dp_size, device)
-    row_masses = _row_masses(
-        tokens,
-        codes,
-        step,
-        units=units,
-        mini_batch_size=mini_batch_size,
-        scale=width if loss_scale_factor is None else loss_scale_factor,
-        num_trained_rows=num_trained_rows,
-        size=ids.size,
-    )
+    if len(kept):
+        step = _steps(len(kept), mini_batch_size, dp_size, device)
+        row_masses = _row_masses(
+            tokens,
+            codes,
+            step,
+            units=units,
+            mini_batch_size=mini_batch_size,
+            scale=width if loss_scale_factor is None else loss_scale_factor,
+            num_trained_rows=num_trained_rows,
+            size=ids.size,
+        )
+    else:  # nothing trained: no step, and a mini-batch size past int64 is never divided by
+        row_masses = dict.fromkeys(MODES, tokens)
     order, first_rows = _rollouts(ids.codes, ids.size, padding)
     masses = {}
     for mode in wanted:
