@@ -427,8 +427,8 @@ def stamped(texts: dict[str, str], root: str, path: str = "tests/test_props.py")
     under test, read from the files written in a temporary folder), as ``claims --update``
     records them: the project is drawn reviewed.
     """
-    from docpact.claims._page import read_page
     from docpact.claims._bindings import read_bindings
+    from docpact.claims._page import read_page
 
     page, tests = texts["docs/guide.md"], texts[path]
     claims = {block.argument: block.fingerprint for block in read_page(page).blocks}
