@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docpact._readers.files import Unreadable, git_head, read_text
-from docpact.claims._bindings import REVIEWED, Binding, read_bindings, sessions
+from docpact.claims._bindings import Binding, read_bindings, sessions
+from docpact.claims._ledger import ClaimReview, Ledger, read_ledger
 from docpact.claims._page import Block, Page, read_page
 from docpact.claims._results import Run, State, read_runs, state
 
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     from docpact.claims._contract import ClaimsContract
 
 __all__ = ["Analysis", "analyse", "changed", "claims_analysis"]
+
+_EMPTY = Ledger({}, {})
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class Analysis:
         bad_runs: The matched files that are not results files, as `(path, why)`.
         head: The commit the checkout stands on (`None` without git, or when no results
             file is there to compare it with), and whether tracked files changed since.
+        ledger: The review ledger (`docpact.claims._ledger`).
     """
 
     contract: ClaimsContract
@@ -46,6 +50,11 @@ class Analysis:
     runs: tuple[Run, ...] = ()
     bad_runs: tuple[tuple[str, str], ...] = ()
     head: tuple[str | None, bool] = (None, False)
+    ledger: Ledger = _EMPTY
+
+    def review(self, block: Block) -> ClaimReview | None:
+        """A claim's last review, `None` when it has none."""
+        return self.ledger.claims.get(block.argument)
 
     @property
     def claims(self) -> list[tuple[str, Block]]:
@@ -102,7 +111,7 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
         except Unreadable as error:
             pages[page] = error
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
-    bindings, unreadable = read_bindings(config.root, contract.properties, config.paths)
+    bindings, unreadable = read_bindings(config.root, contract.properties)
     names = sessions(config.root)
     runs, bad_runs = read_runs(config.root, contract.results)
     return Analysis(
@@ -115,27 +124,24 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
         tuple(runs),
         tuple(bad_runs),
         git_head(config.root) if runs else (None, False),
+        read_ledger(config.root),
     )
 
 
-def changed(block: Block, binding: Binding) -> tuple[str, ...]:
-    """What changed since a binding's review: `text`, `code`, `tested`, some, or nothing.
+def changed(block: Block, binding: Binding, review: ClaimReview | None) -> tuple[str, ...]:
+    """What changed of a claim since its review: `text`, `code`, both, or nothing.
 
     Args:
         block: The claim.
-        binding: Its property, whose `reviewed` is `TEXT/CODE/TESTED` (a malformed one
-            differs in every part; one without `TESTED`, written before the code under test
-            was reviewed, differs in that part).
+        binding: Its property.
+        review: Its last review; without one, both changed.
 
     Returns:
-        The parts whose fingerprint is not the one recorded, in that order: the claim's
-        text, the property's code, the code under test.
+        The parts that are not as reviewed, in that order: the claim's text (its title
+        included), the property (its code, or another property bound in its place).
     """
-    parts = binding.reviewed.split("/") if REVIEWED.fullmatch(binding.reviewed) else []
-    text, code, tested = [*parts, "", "", ""][:3]
-    pairs = (
-        ("text", text, block.fingerprint),
-        ("code", code, binding.code),
-        ("tested", tested, binding.tested),
-    )
-    return tuple(what for what, recorded, now in pairs if recorded != now)
+    if review is None:
+        return ("text", "code")
+    text = (review.title, review.text) != (block.title, block.text)
+    code = (review.path, review.node, review.code) != (binding.path, binding.node, binding.code)
+    return tuple(what for what, stale in (("text", text), ("code", code)) if stale)

@@ -6,19 +6,22 @@ A property is a test function decorated with `docpact.claim("ID", ...)`, or mark
 project registers the marker in its own pytest configuration. docpact reads the decorator
 from the test file's syntax tree, as it reads code through griffe: the tests are never
 imported, so `docpact check` runs without their dependencies (torch, hypothesis).
-The decorator's `reviewed` argument is `TEXT/CODE/TESTED`: the fingerprints of the claim's
-normalized text, of the property's code (`docpact.claims._fingerprint`) and of the
-code under test (`docpact.claims._reach`), as they stood when someone last reviewed
-the claim against them. A stamp written before the code under test was part of the review
-is `TEXT/CODE`, and still reads.
+Reviews live in the review ledger (`docpact.claims._ledger`), not in the test files. A
+`reviewed="TEXT/CODE..."` argument, where earlier releases wrote the review into the
+decorator, is still read, so that `docpact claims --migrate` can move it into the ledger and
+remove it; the checks report it until then.
+
+Only the files whose text names the marker or `claim(` are parsed: a cheap scan of the text
+finds them first.
 """
 
 from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,8 +29,6 @@ from docpact._model import keys
 from docpact._readers.files import Unreadable, kind, parse_python, read_python, read_text
 from docpact.claims._fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
 from docpact.claims._page import CLAIM_ID
-from docpact.claims._project import Module, Modules
-from docpact.claims._reach import Reach, Reacher
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -68,7 +69,6 @@ class Binding:
         has_reviewed: Whether the decorator passes `reviewed`.
         node: The property's pytest node id after its path: the function's name, or
             `Class::name` for a method.
-        reach: The code under test now; empty for bindings read from a text alone.
         end: The last line of the decorated function.
         start: Its first line: its first decorator's, which may stand above the binding.
     """
@@ -84,26 +84,20 @@ class Binding:
     span: tuple[int, int, int, int] = (0, 0, 0, 0)
     has_reviewed: bool = False
     node: str = ""
-    reach: Reach = field(default=Reach(), compare=False, repr=False)
     end: int = 0
     start: int = 0
 
-    @property
-    def tested(self) -> str:
-        """The fingerprint of the code under test now."""
-        return self.reach.fingerprint
-
 
 def read_bindings(
-    root: Path, paths: tuple[str, ...], search: tuple[str, ...] = ()
+    root: Path, paths: tuple[str, ...]
 ) -> tuple[list[Binding], list[tuple[str, int, str]]]:
     """Read every binding of the Python files under `paths`, in path and line order.
+
+    A file is parsed only when its text names the marker or calls something `claim`.
 
     Args:
         root: The project root.
         paths: Files and folders relative to the root; folders are searched recursively.
-        search: Where the project's own modules are (`[tool.docpact] paths`), for each
-            property's code under test; none are looked for without.
 
     Returns:
         The bindings, and the problems of files that cannot be read or parsed, as
@@ -111,11 +105,6 @@ def read_bindings(
         `pyproject.toml` at line 0, for the caller to give the contract's line.
     """
     bindings, problems, shared = [], [], Fingerprints()
-    local = tuple(
-        (root / name) if kind(root / name) == "folder" else (root / name).parent for name in paths
-    )
-    modules = Modules([root / folder for folder in search], local)
-    reacher = Reacher(modules, root) if search else None
     for file in _python_files(root, paths):
         if isinstance(file, str):
             problems.append(("pyproject.toml", 0, f"properties path {file} does not exist"))
@@ -123,42 +112,19 @@ def read_bindings(
         where = file.relative_to(root).as_posix()
         try:
             text = read_text(file)
-            if "claim" not in text:
+            if not _BOUND.search(text):
                 continue
             tree = parse_python(text, where)
         except Unreadable as error:
             problems.append((where, error.line, f"{where} {error.reason}"))
             continue
-        found = _bindings(tree, where, text, file, local, shared)
-        if reacher is not None and (test := modules.test_module(file, tree)) is not None:
-            found = [_reached(b, tree, test, reacher) for b in found]
-        bindings += found
+        bindings += _bindings(tree, where, text, shared)
     return bindings, problems
 
 
-def _reached(binding: Binding, tree: ast.Module, test: Module, reacher: Reacher) -> Binding:
-    """A binding with its property's code under test."""
-    if binding.claim is None:
-        return binding
-    owner, function = None, None
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and (
-                    f"{node.name}::{item.name}" == binding.node
-                ):
-                    owner, function = node, item
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == binding.node:
-            function = node
-    if function is None:  # nested in a class of a class, or under an if: not followed
-        where = f"{binding.path}:{binding.line}: {binding.node}"
-        reach = Reach(unresolved=(f"{where} (not at the module's top or in one of its classes)",))
-        return Binding(**{**binding.__dict__, "reach": reach})
-    try:
-        reach = reacher.reach(test, function, owner)
-    except RecursionError:
-        reach = Reach(unresolved=(f"{binding.path}:{binding.line}: nested too deeply to follow",))
-    return Binding(**{**binding.__dict__, "reach": reach})
+# What a file that binds a property holds: the marker, or a call of `claim` (`@claim(`,
+# `@docpact.claim(`, under any spacing).
+_BOUND = re.compile(rf"{MARKER}|\bclaim\s*\(")
 
 
 def read_text_bindings(text: str, where: str) -> list[Binding]:
@@ -169,7 +135,7 @@ def read_text_bindings(text: str, where: str) -> list[Binding]:
         where: Its path relative to the project root.
 
     Returns:
-        The bindings; their code fingerprints follow no imports of other files.
+        The bindings.
 
     Raises:
         SyntaxError: When the text does not parse.
@@ -222,12 +188,7 @@ def _aliases(nodes: list[ast.stmt]) -> tuple[set[str], set[str]]:
 
 
 def _bindings(
-    tree: ast.Module,
-    where: str,
-    text: str,
-    path: Path | None = None,
-    local: tuple[Path, ...] = (),
-    shared: Fingerprints | None = None,
+    tree: ast.Module, where: str, text: str, shared: Fingerprints | None = None
 ) -> list[Binding]:
     shared = shared or Fingerprints()
     nodes = shared.statements(tree)  # decorated definitions and imports are statements
@@ -266,9 +227,7 @@ def _bindings(
             found.append(binding)
             if binding.claim is not None:
                 try:
-                    code = code_fingerprint(
-                        tree, node, functions, modules, path=path, local=local, shared=shared
-                    )
+                    code = code_fingerprint(tree, node, functions, modules, shared=shared)
                 except RecursionError:
                     problem = (
                         f"the code of {node.name} is nested too deeply for docpact to "

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from docpact._model.errors import DocpactError
 from docpact._model.rules import Subject
-from docpact.claims._ledger import DEFAULT_REVIEWS
+from docpact.claims._ledger import FOLDER
 from docpact.claims._rules import CLAIM_WORDS, changed
 
 if TYPE_CHECKING:
@@ -55,8 +55,9 @@ def add_command(
         description=(
             "List every claim of the claims contracts with the property that checks it and "
             "whether they were reviewed against each other as they stand. With --update, "
-            "record the claims' and properties' fingerprints as reviewed: do it after "
-            "reading each changed claim against its property."
+            f"record each changed claim's review in the ledger ({FOLDER}/): its text, its "
+            "property and the code under test that a test run of this commit recorded. Do "
+            "it after reading each changed claim against its property."
         ),
         epilog=(
             "exit status: 0 every claim bound and reviewed (after --update: re-approved), "
@@ -70,7 +71,14 @@ def add_command(
     claims.add_argument(
         "--update",
         action="store_true",
-        help="rewrite the reviewed= fingerprints of the properties, and nothing else",
+        help=f"record the reviews of the changed claims and suppressions in {FOLDER}/, and "
+        "nothing else",
+    )
+    claims.add_argument(
+        "--migrate",
+        action="store_true",
+        help="move the reviewed= stamps of test files and not-a-claim markers, which earlier "
+        f"releases wrote, into {FOLDER}/, and remove them",
     )
     claims.add_argument(
         "--diff",
@@ -102,49 +110,39 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
         for line in claim_diff(analyse(contract, config), config, options.diff):
             logger.info("%s", line.rstrip("\n"))
         return 0
-    if options.update:
-        from docpact.claims._review import (  # not for a check
-            reviews,
-            suppression_reviews,
-            write_reviews,
-            write_suppression_reviews,
-        )
+    if options.update and options.migrate:
+        msg = "error: --migrate moves the old stamps, --update reviews: run one, then the other"
+        raise DocpactError(msg)
+    if options.update or options.migrate:
+        from docpact.claims._review import migrate, update  # not for a check
 
         analysis = analyse(contract, config)
-        found = reviews(analysis, options.ids)
-        suppressed = [] if options.ids else suppression_reviews(analysis)
-        write_suppression_reviews(config, suppressed)  # independent of the test files
-        write_reviews(config, found)
-        for stamp in suppressed:
+        done = (
+            migrate(analysis, config) if options.migrate else update(analysis, config, options.ids)
+        )
+        verb = "migrated" if options.migrate else "reviewed"
+        for claim_id, old in done.claims.items():
+            page, line = next((p, b.line) for p, b in analysis.claims if b.argument == claim_id)
             logger.warning(
-                '%s:%d: re-approved not-a-claim "%s": %s -> %s',
-                stamp.page,
-                stamp.line,
-                stamp.reason,
-                stamp.old or "never reviewed",
-                stamp.new,
+                "%s:%d: %s claim %s%s", page, line, verb, claim_id, "" if old else " (first review)"
             )
-        for review in found:
-            binding = review.binding
-            was = review.old or "never reviewed"
-            logger.warning(
-                "%s:%d: re-approved %s against claim %s (%s:%d): %s -> %s",
-                binding.path,
-                binding.line,
-                binding.function,
-                binding.claim,
-                review.page,
-                review.line,
-                was,
-                review.new,
-            )
-        logger.warning("%d re-approved", len(found))
-    analysis = analyse(contract, config)  # again: --update rewrote the test files
-    if options.update:
-        from docpact.claims._review import missing_records
-
-        for claim_id in missing_records(config, analysis):
-            logger.warning("%s: recorded the review of claim %s", DEFAULT_REVIEWS, claim_id)
+        for page in done.pages:
+            logger.warning("%s: %s its not-a-claim suppressions", page, verb)
+        for path, line, why in done.left:
+            logger.warning("%s:%d: left: %s", path, line, why)
+        logger.warning(
+            "%d claim review%s and %d page review%s written, %d claim%s unchanged, %d file%s "
+            "written",
+            len(done.claims),
+            "" if len(done.claims) == 1 else "s",
+            len(done.pages),
+            "" if len(done.pages) == 1 else "s",
+            len(done.unchanged),
+            "" if len(done.unchanged) == 1 else "s",
+            len(done.files),
+            "" if len(done.files) == 1 else "s",
+        )
+    analysis = analyse(contract, config)  # again: the ledger changed
     if not analysis.claims:
         logger.info(
             "no claims on the claims pages (%s): mark one with <!-- docpact: claim ID -->",
@@ -155,21 +153,21 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
         checked = ", ".join(
             f"{b.path}:{b.line} {b.function} (run by {analysis.command(b)})" for b in bound
         )
-        line = f"{page}:{block.line}: {block.argument}: {_claim_status(block, bound)}"
+        status = _claim_status(block, bound, analysis.review(block))
+        line = f"{page}:{block.line}: {block.argument}: {status}"
         if checked:
             line += f": {checked}"
         logger.info("%s", line)
-        for binding in bound:  # where the code under test may hide more: for its reviewer
-            for where in binding.reach.unresolved:
-                logger.info("  not resolved: %s", where)
     for page, read in analysis.read.items():
+        reviewed = analysis.ledger.pages.get(page)
+        pairs = set(reviewed.suppressions) if reviewed is not None else set()
         for block in read.suppressions:
             status = (
-                "never reviewed"
-                if not block.reviewed
-                else "reviewed"
-                if block.reviewed == block.fingerprint
+                "reviewed"
+                if (block.argument, block.text) in pairs
                 else "block changed"
+                if block.argument in {reason for reason, _ in pairs}
+                else "never reviewed"
             )
             logger.info('%s:%d: not-a-claim "%s": %s', page, block.line, block.argument, status)
     # Every status but `reviewed` comes with a finding of a rule other than the claim
@@ -183,17 +181,17 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
     return 1 if unsettled else 0
 
 
-def _claim_status(block: Block, bound: list[Binding]) -> str:
+def _claim_status(block: Block, bound: list[Binding], review: Any) -> str:
     """How a claim stands against its properties, in a few words."""
     if not bound:
         return "no property"
     if len(bound) > 1:
         return f"{len(bound)} properties"
-    if not bound[0].reviewed:
+    if review is None:
         return "never reviewed"
-    stale = [_PARTS[part] for part in changed(block, bound[0])]
+    stale = [_PARTS[part] for part in changed(block, bound[0], review)]
     return " and ".join(stale) + " changed" if stale else "reviewed"
 
 
-# How the listing names the parts of a review stamp.
-_PARTS = {"text": "text", "code": "code", "tested": "code under test"}
+# How the listing names the parts of a review.
+_PARTS = {"text": "text", "code": "property"}

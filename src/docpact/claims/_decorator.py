@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from docpact._model.keys import REVIEWED, SESSION
+from docpact._model.keys import SESSION
 from docpact.claims._page import CLAIM_ID
 
 if TYPE_CHECKING:
@@ -16,26 +16,27 @@ __all__ = ["claim"]
 _F = TypeVar("_F", bound="Callable[..., Any]")
 
 
-def claim(claim_id: str, *, reviewed: str = "", session: str = "") -> Callable[[_F], _F]:
+def claim(claim_id: str, *, session: str = "", reviewed: str = "") -> Callable[[_F], _F]:
     """Bind a property test to the claim it checks, for `docpact check` to read.
 
     The function is returned unchanged, with the binding in its `__docpact_claim__`
-    attribute. `docpact claims --update` writes `reviewed`; an author writes the rest:
+    attribute. The review of the claim against the property lives in the review ledger
+    (`docpact claims --update` writes it), never in the test file:
 
     >>> from docpact import claim
-    >>> @claim("mass-per-rollout", reviewed="0123456789ab/ba9876543210")
+    >>> @claim("mass-per-rollout")
     ... def test_mass_per_rollout():
     ...     pass
     >>> test_mass_per_rollout.__docpact_claim__
-    {'claim': 'mass-per-rollout', 'reviewed': '0123456789ab/ba9876543210', 'session': ''}
+    {'claim': 'mass-per-rollout', 'session': ''}
 
     Args:
         claim_id: The claim's ID, as in its page's `<!-- docpact: claim ID -->`.
-        reviewed: `TEXT/CODE`, the fingerprints of the claim's text and of this property's
-            code when the one was last reviewed against the other; empty before the first
-            review.
         session: The nox session that runs the property, when it is not the claims
-            contract's `session` (by default `tests`).
+            contract's `session`.
+        reviewed: A review stamp that an earlier release wrote here, read by
+            `docpact claims --migrate`, which moves it into the ledger and removes it;
+            `docpact check` reports it (DP014) until then. Ignored by the binding.
 
     Returns:
         The decorator.
@@ -46,9 +47,6 @@ def claim(claim_id: str, *, reviewed: str = "", session: str = "") -> Callable[[
     if not isinstance(claim_id, str) or CLAIM_ID.fullmatch(claim_id) is None:
         msg = f"claim_id must be a claim ID such as 'mass-per-rollout', got {claim_id!r}"
         raise ValueError(msg)
-    if not isinstance(reviewed, str) or (reviewed and REVIEWED.fullmatch(reviewed) is None):
-        msg = f"reviewed must be empty or TEXT/CODE, 12 hex digits each, got {reviewed!r}"
-        raise ValueError(msg)
     if not isinstance(session, str) or (session and SESSION.fullmatch(session) is None):
         msg = f"session must be empty or a nox session name, got {session!r}"
         raise ValueError(msg)
@@ -56,7 +54,6 @@ def claim(claim_id: str, *, reviewed: str = "", session: str = "") -> Callable[[
     def bind(function: _F) -> _F:
         function.__docpact_claim__ = {  # type: ignore[attr-defined]
             "claim": claim_id,
-            "reviewed": reviewed,
             "session": session,
         }
         return function

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
 """`docpact claims --diff ID`: what changed since a claim's review, for its reviewer to read.
 
-The review record (`docpact.claims._ledger`) holds the blob id of every file the
+The review ledger (`docpact.claims._ledger`) holds the blob id of every file the
 review read; git gives back those bytes in any clone that has them, squash-merged or not.
 Three diffs follow, each a unified diff of the reviewed file against the working tree,
 cut to the hunks that touch what the claim depends on: the claim's text on its page, the
 property's function, and each unit of the code under test, with the units added or gone
-since named. Without the record, without git, or where git no longer holds a reviewed file,
+since named. Without a review, without git, or where git no longer holds a reviewed file,
 it says so and prints the current text instead.
 """
 
@@ -21,7 +21,7 @@ from docpact._model.errors import DocpactError
 from docpact._readers.git import blob
 from docpact._readers.markdown.prose import page_lines
 from docpact.claims._bindings import source_lines
-from docpact.claims._ledger import DEFAULT_REVIEWS, blob_id, read_records
+from docpact.claims._ledger import FOLDER, blob_id
 
 if TYPE_CHECKING:
     from docpact._model.config import Config
@@ -57,22 +57,27 @@ def claim_diff(analysis: Analysis, config: Config, claim_id: str) -> list[str]:
     for binding in bound:
         first = binding.start or binding.line
         spans.append((f"property {binding.function}", binding.path, first, binding.end))
-        spans += [(f"code under test {u.name}", u.path, u.line, u.end) for u in binding.reach.units]
-    record = read_records(config.root / DEFAULT_REVIEWS).get(claim_id)
-    stamp = bound[0].reviewed if len(bound) == 1 else ""
-    if record is None or record.stamp != stamp:
-        why = "no record of its review" if record is None else "a record of another review"
+    record = analysis.review(block)
+    if record is None:
         out = [
-            f"claim {claim_id} ({page}:{block.line}): {DEFAULT_REVIEWS} has {why}; as it is now:"
+            f"claim {claim_id} ({page}:{block.line}): {FOLDER}/ has no review of it; as it is now:"
         ]
         return out + _current(config, spans)
+    from docpact.claims._units import Units
+
+    units = Units(config.root)
+    gone = []
+    for name in sorted(record.units):
+        unit = units.get(name)
+        if unit is None:
+            gone.append(name)
+        else:
+            spans.append((f"code under test {name}", unit.path, unit.first, unit.last))
+    added: list[str] = []
     commit = f" at commit {record.commit}" if record.commit else ""
     out = [f"claim {claim_id} ({page}:{block.line}): since its review{commit}"]
-    now = {u.name for b in bound for u in b.reach.units}
-    if added := sorted(now - set(record.units)):
-        out.append(f"code under test added since: {', '.join(added)}")
-    if gone := sorted(set(record.units) - now):
-        out.append(f"code under test no longer reached: {', '.join(gone)}")
+    if gone:
+        out.append(f"code under test no longer found: {', '.join(gone)}")
     by_path: dict[str, list[tuple[str, int, int]]] = {}
     for what, path, first, last in spans:
         by_path.setdefault(path, []).append((what, first, last))

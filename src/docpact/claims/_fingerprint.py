@@ -1,32 +1,18 @@
 # SPDX-License-Identifier: MIT
-"""The fingerprint of a property's code: what `reviewed="TEXT/CODE"` records as CODE.
+"""The fingerprint of a property's code, which a claim's review records beside its text.
 
 It is taken of the property's syntax tree (decorators included, the claim decorator and
 docstrings left out, so formatting and comments do not count), of its class for a method,
-of every definition of its module that it uses, transitively, those inside a top-level
-`if`, `try` or `with` included, and of the definitions it imports from modules of the
-properties folders (`from batches import rollout_batches`), transitively again, each
-imported name once. The code under test, and what conftest.py or a hypothesis profile sets,
-are not followed.
+and of every definition of its module that it uses, transitively, those inside a top-level
+`if`, `try` or `with` included (a strategy the module defines). What it calls in other
+modules, test helpers included, is code under test: the test run records what the property
+executed (`docpact.claims._units`).
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
-from typing import TYPE_CHECKING
-
-from docpact._readers.files import Unreadable, read_python
-from docpact.claims._definitions import (
-    bound,
-    local_module,
-    module_statements,
-    statements,
-    walk,
-)
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 __all__ = ["MARKER", "Fingerprints", "canonical", "code_fingerprint", "is_claim"]
 
@@ -59,34 +45,16 @@ def is_claim(node: ast.expr, functions: set[str], modules: set[str]) -> bool:
 class Fingerprints:
     """What the fingerprints of one reading of the properties share, each computed once.
 
-    Each local module is parsed once, and each statement's names and canonical dump found
-    once, however many properties use them. Made per reading, never kept across checks:
+    Each statement's names and canonical dump are found once, however many properties use
+    them. Made per reading, never kept across checks:
     the files may change between two.
     """
 
     def __init__(self) -> None:
-        self._trees: dict[Path, ast.Module | None] = {}
-        self._modules: dict[tuple[str, Path, tuple[Path, ...]], Path | None] = {}
         self._statements: dict[ast.Module, list[ast.stmt]] = {}
         self._defined: dict[ast.Module, dict[str, list[ast.stmt]]] = {}
         self._names: dict[ast.AST, tuple[str, ...]] = {}
         self._dumps: dict[tuple[ast.AST, frozenset[str], frozenset[str]], str] = {}
-
-    def module(self, name: str, path: Path, local: tuple[Path, ...]) -> Path | None:
-        """`local_module(name, path, local)`: it depends on the folder of `path` alone."""
-        key = (name, path.parent, local)
-        if key not in self._modules:
-            self._modules[key] = local_module(name, path, local)
-        return self._modules[key]
-
-    def tree(self, path: Path) -> ast.Module | None:
-        """The module at `path`, `None` when it cannot be read or parsed."""
-        if path not in self._trees:
-            try:
-                self._trees[path] = read_python(path)
-            except Unreadable:
-                self._trees[path] = None
-        return self._trees[path]
 
     def statements(self, tree: ast.Module) -> list[ast.stmt]:
         """Every statement of a module, nested ones included (`definitions.statements`)."""
@@ -129,25 +97,15 @@ def code_fingerprint(
     functions: set[str],
     modules: set[str],
     *,
-    path: Path | None = None,
-    local: tuple[Path, ...] = (),
     shared: Fingerprints | None = None,
 ) -> str:
-    """The fingerprint of a property's code and of the test code it uses.
-
-    The code is the property (its class too, for a method), every definition of its module
-    that it uses, transitively (module-level statements, those inside a top-level `if`,
-    `try` or `with` included), and, for a `from X import ...` it uses where `X` is a file
-    under `local` (the properties folders), the definitions of the imported names there,
-    transitively again.
+    """The fingerprint of a property's code and of the definitions of its module it uses.
 
     Args:
         tree: The module.
         function: The property.
         functions: The names `claim` is imported as (its decorators are left out).
         modules: The names `docpact` is imported as.
-        path: The module's file, from which local imports are resolved.
-        local: The folders whose modules are followed.
         shared: What the fingerprints of the same reading share; by default, nothing.
 
     Returns:
@@ -160,32 +118,11 @@ def code_fingerprint(
         for node in shared.statements(tree)
         if isinstance(node, ast.ClassDef) and function in node.body
     ]
-    parts = _closure(tree, start, functions, modules, path, local, set(), shared)
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
-
-
-def _closure(
-    tree: ast.Module,
-    start: list[ast.AST],
-    functions: set[str],
-    modules: set[str],
-    path: Path | None,
-    local: tuple[Path, ...],
-    visited: set[tuple[Path, str]],
-    shared: Fingerprints,
-) -> list[str]:
-    """The canonical dumps of `start` and of what it uses, in this module and local ones.
-
-    `visited` holds the `(module, name)` pairs already followed into a local module, so
-    that each imported name is followed once, whichever import of the module names it.
-    A name is that of a `Name` or of an argument (which names the module's pytest fixture,
-    if any).
-    """
     defined = shared.defined(tree)
     used: list[ast.AST] = list(start)
     seen_names: set[str] = set()
     queue: list[ast.AST] = list(start)
-    while queue:
+    while queue:  # a name is a `Name`'s or an argument's (which names a pytest fixture)
         for name in shared.names(queue.pop()):
             if name not in seen_names:
                 seen_names.add(name)
@@ -194,26 +131,7 @@ def _closure(
                         used.append(statement)
                         queue.append(statement)
     parts = [shared.dump(node, functions, modules) for node in used]
-    for statement in used:
-        if not isinstance(statement, ast.ImportFrom) or statement.level or path is None:
-            continue
-        other = shared.module(statement.module or "", path, local)
-        if other is None:
-            continue
-        names = {alias.name for alias in statement.names if (other, alias.name) not in visited}
-        if not names:
-            continue
-        visited.update((other, name) for name in names)
-        other_tree = shared.tree(other)
-        if other_tree is None:
-            parts.append(f"unreadable {statement.module}")
-            continue
-        targets: list[ast.AST] = [
-            s for s in module_statements(other_tree.body) if names & set(bound(s))
-        ]
-        parts.append(f"from {statement.module}")
-        parts += _closure(other_tree, targets, functions, modules, other, local, visited, shared)
-    return parts
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
 
 
 def canonical(node: object, functions: set[str], modules: set[str]) -> str:
@@ -251,3 +169,67 @@ def _has_docstring(node: ast.AST) -> bool:
         and isinstance(first.value, ast.Constant)
         and isinstance(first.value.value, str)
     )
+
+
+def statements(tree: ast.Module) -> list[ast.stmt]:
+    """Every statement of a module, those nested in others included, in no set order.
+
+    Definitions and imports are statements, and no expression holds one, so these are all
+    the definitions and imports that `ast.walk` finds, without visiting every expression.
+    """
+    found: list[ast.stmt] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        for name in (node := stack.pop())._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                blocks = [item for item in value if isinstance(item, _BLOCKS)]
+                found += [item for item in blocks if isinstance(item, ast.stmt)]
+                stack += blocks
+    return found
+
+
+# What holds statements: statements, `except` clauses and `match` cases.
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """`ast.walk(node)`, in its order (breadth first), as a list built without generators."""
+    found = [node]
+    index = 0
+    while index < len(found):
+        for name in found[index]._fields:
+            value = getattr(found[index], name, None)
+            if isinstance(value, ast.AST):
+                found.append(value)
+            elif isinstance(value, list):
+                found += [item for item in value if isinstance(item, ast.AST)]
+        index += 1
+    return found
+
+
+def module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements, with those of its top-level `if`, `try` and `with` blocks."""
+    found = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, ast.If | ast.Try | ast.With | ast.TryStar):
+            for field in ("body", "orelse", "finalbody"):
+                found += module_statements(getattr(statement, field, []))
+            for handler in getattr(statement, "handlers", []):
+                found += module_statements(handler.body)
+    return found
+
+
+def bound(statement: ast.stmt) -> list[str]:
+    """The module-level names a statement defines."""
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [statement.name]
+    if isinstance(statement, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).partition(".")[0] for a in statement.names]
+    targets: list[ast.expr] = []
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, ast.AnnAssign | ast.AugAssign):
+        targets = [statement.target]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]

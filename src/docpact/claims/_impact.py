@@ -3,7 +3,8 @@
 
 `docpact impact` calls it through the kind's `impact` hook. A claim depends on its block on
 the page, its property's function with its decorators, and each unit of its code under test
-its review recorded; a suppression on its marker and block.
+that its review recorded (`docpact.claims._ledger`), where the unit is now; a suppression on
+its marker and block.
 """
 
 from __future__ import annotations
@@ -50,15 +51,20 @@ def impact(
         One finding per claim or suppression at risk.
     """
     from docpact.claims._analysis import analyse
+    from docpact.claims._units import Units
 
-    analysis = analyse(contract, config)
+    analysis, units = analyse(contract, config), Units(config.root)
     found = []
     for page, block in analysis.claims:
         spans: list[Span] = [("its text", page, block.line, block.last)]
         for binding in analysis.bound(block.argument):
             first = binding.start or binding.line
             spans.append((f"its property {binding.function}", binding.path, first, binding.end))
-            spans += [(unit.name, unit.path, unit.line, unit.end) for unit in binding.reach.units]
+            review = analysis.review(block)
+            for name in review.units if review is not None else ():
+                unit = units.get(name)
+                if unit is not None:
+                    spans.append((name, unit.path, unit.first, unit.last))
         if hits := touched(spans):
             message = f"claim {block.argument} depends on changed lines: {hits}"
             found.append(CLAIM_AT_RISK.finding(page, block.line, message))

@@ -1,56 +1,136 @@
 # SPDX-License-Identifier: MIT
-"""The review record: what each claim's review looked at, kept beside the stamps.
+"""The review ledger: the one store of every review, one JSON file per claim or page.
 
-`docpact claims --update` writes, for each claim it re-approves, the stamp it wrote, the
-commit the checkout stood on, every unit of the code under test with its fingerprint, and
-the git blob id of each file the review read (the page, the property's file, the files of
-the code under test). Blob ids are those of the files' bytes, whether committed or not, so
-a squash merge or a rebase keeps them: git finds the reviewed text by its blob id in any
-clone that has it. The stamp in the test file stays what the checks compare; the record
-says which units changed when the code under test's fingerprint no longer matches, and is
-read only for an entry whose stamp is the binding's.
+`docpact claims --update` writes it; nothing else does, and it rewrites no test file and no
+page. It lives in the folder `docpact-reviews/` of the project root, committed with the
+project:
 
-The file is JSON, one entry per claim ID, keys sorted, so that two reviews of different
-claims change different lines.
+- `claims/ID.json`, one per reviewed claim: the claim's page, title and normalized text; its
+  property's file, node id and code fingerprint; each unit of the code under test that the
+  property executed in the run the review read (`docpact.claims._units`), with its
+  fingerprint; the commit of that run; and the git blob id of each file the review read, for
+  `docpact claims --diff`.
+- `pages/PAGE.json` (the page's path, `.json` added), one per page with reviewed
+  suppressions: each `not-a-claim` reason with the normalized text of the block it was
+  reviewed on.
+
+Each file is one object, keys sorted, so reviews of different claims never touch the same
+file, and a merge of two branches that reviewed different claims has no conflict.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from docpact._model.errors import DocpactError
-from docpact._readers.files import Unreadable, git_head, read_text, replace_file
+from docpact._readers.files import Unreadable, read_text, replace_file
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from docpact.claims._bindings import Binding
+__all__ = [
+    "FOLDER",
+    "ClaimReview",
+    "Ledger",
+    "PageReview",
+    "blob_id",
+    "claim_file",
+    "page_file",
+    "read_ledger",
+    "write",
+]
 
-__all__ = ["DEFAULT_REVIEWS", "Record", "blob_id", "read_records", "record", "write_records"]
+FOLDER = "docpact-reviews"
+"""The ledger's folder, relative to the project root."""
 
-DEFAULT_REVIEWS = "docpact-reviews.json"
-"""Where the review record is, relative to the project root, without a contract's `reviews`."""
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class Record:
-    """What one claim's last review looked at.
+class ClaimReview:
+    """What one claim's last review read.
 
     Attributes:
-        stamp: The stamp written: `TEXT/CODE/TESTED`.
-        commit: The commit the checkout stood on, empty without git.
-        property: The property's pytest node id.
-        units: Each unit of the code under test, by name, with its fingerprint.
-        files: Each file read, relative to the project root, with its git blob id.
+        claim: The claim's ID.
+        page: Its page, relative to the project root.
+        title: Its title, normalized; empty without one.
+        text: Its normalized text.
+        path: Its property's file, relative to the project root.
+        node: The property's node id after its path.
+        code: The fingerprint of the property's code.
+        units: Each unit of the code under test the property executed, with its fingerprint.
+        commit: The commit of the test run whose units the review read.
+        files: Each file the review read, relative to the project root, with its blob id.
     """
 
-    stamp: str
-    commit: str
-    property: str
-    units: dict[str, str]
-    files: dict[str, str]
+    claim: str
+    page: str
+    title: str
+    text: str
+    path: str
+    node: str
+    code: str
+    units: dict[str, str] = field(default_factory=dict)
+    commit: str = ""
+    files: dict[str, str] = field(default_factory=dict)
+
+    def document(self) -> dict[str, Any]:
+        """The review as its file holds it."""
+        return {
+            "claim": self.claim,
+            "page": self.page,
+            "title": self.title,
+            "text": self.text,
+            "property": {"path": self.path, "node": self.node, "code": self.code},
+            "units": dict(sorted(self.units.items())),
+            "commit": self.commit,
+            "files": dict(sorted(self.files.items())),
+        }
+
+
+@dataclass(frozen=True)
+class PageReview:
+    """A page's reviewed suppressions: each reason with the block text it was reviewed on."""
+
+    page: str
+    suppressions: tuple[tuple[str, str], ...]
+
+    def document(self) -> dict[str, Any]:
+        """The review as its file holds it."""
+        return {
+            "page": self.page,
+            "suppressions": [
+                {"reason": reason, "block": block} for reason, block in sorted(self.suppressions)
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Every review of the ledger, and what is wrong with its files.
+
+    Attributes:
+        claims: The claims' reviews, by ID.
+        pages: The pages' suppression reviews, by page.
+        problems: Each file that cannot be read as a review, as `(path, line, message)`.
+    """
+
+    claims: dict[str, ClaimReview]
+    pages: dict[str, PageReview]
+    problems: tuple[tuple[str, int, str], ...] = ()
+
+
+def claim_file(claim_id: str) -> str:
+    """A claim's review file, relative to the project root."""
+    return f"{FOLDER}/claims/{claim_id}.json"
+
+
+def page_file(page: str) -> str:
+    """A page's review file, relative to the project root."""
+    return f"{FOLDER}/pages/{page}.json"
 
 
 def blob_id(data: bytes) -> str:
@@ -60,83 +140,153 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def read_records(path: Path) -> dict[str, Record]:
-    """The review record's entries, by claim ID; none when the file is absent or unreadable.
-
-    An entry of the wrong shape is left out: the stamps are what the checks compare, and a
-    claim without a usable entry is reported without the names of the changed units.
-    """
-    try:
-        data = json.loads(read_text(path))
-    except (Unreadable, ValueError, RecursionError):
-        return {}
-    entries = data.get("reviews") if isinstance(data, dict) else None
-    if not isinstance(entries, dict):
-        return {}
-    return {claim: record for claim, entry in entries.items() if (record := _record(entry))}
-
-
-def _record(entry: Any) -> Record | None:
-    if not isinstance(entry, dict):
-        return None
-    strings = [entry.get(key) for key in ("stamp", "commit", "property")]
-    maps = [entry.get(key) for key in ("units", "files")]
-    if not all(isinstance(value, str) for value in strings) or not all(
-        isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
-        for value in maps
-    ):
-        return None
-    return Record(*strings, *maps)  # type: ignore[arg-type]
-
-
-def record(
-    root: Path, claim_page: str, binding: Binding, stamp: str, written: dict[str, bytes]
-) -> Record:
-    """The record of a review being written now.
+def read_ledger(root: Path) -> Ledger:
+    """Read every review file of the ledger under `root`.
 
     Args:
         root: The project root.
-        claim_page: The claim's page, relative to the root.
-        binding: The claim's property, with its code under test.
-        stamp: The stamp being written.
-        written: The new bytes of the files the review is about to write (the test files
-            with their new stamps), by path: their blob ids are of those bytes.
 
     Returns:
-        The record, the other files' blob ids read from the working tree.
+        The reviews; a file that is not one (a merge conflict, JSON that does not parse, a
+        key missing or of the wrong type, a file named for another claim or page) is a
+        problem, located at its line and key, saying how to fix it.
     """
-    names = {claim_page, binding.path, *(unit.path for unit in binding.reach.units)}
-    files = {}
-    for name in sorted(names):
-        try:
-            files[name] = blob_id(written[name] if name in written else (root / name).read_bytes())
-        except OSError:
-            continue
-    return Record(
-        stamp,
-        git_head(root)[0] or "",
-        f"{binding.path}::{binding.node}",
-        binding.reach.by_name,
-        files,
+    folder = root / FOLDER
+    claims: dict[str, ClaimReview] = {}
+    pages: dict[str, PageReview] = {}
+    problems: list[tuple[str, int, str]] = []
+    for kind in ("claims", "pages"):
+        for file in sorted((folder / kind).rglob("*.json")) if (folder / kind).is_dir() else []:
+            where = file.relative_to(root).as_posix()
+            try:
+                data = _document(file, where)
+                if kind == "claims":
+                    review = _claim(data, where)
+                    claims[review.claim] = review
+                else:
+                    page = _page(data, where)
+                    pages[page.page] = page
+            except _Problem as problem:
+                problems.append((where, problem.line, problem.message))
+    return Ledger(claims, pages, tuple(problems))
+
+
+class _Problem(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def _document(file: Path, where: str) -> dict[str, Any]:
+    try:
+        text = read_text(file)
+    except Unreadable as error:
+        raise _Problem(1, f"{where} {error.reason}") from None
+    if conflict := _CONFLICT.search(text):
+        line = text.count("\n", 0, conflict.start()) + 1
+        msg = (
+            f"{where} holds a merge conflict: keep one side, or delete the file and run "
+            "docpact claims --update again to review it afresh"
+        )
+        raise _Problem(line, msg)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        msg = f"{where} is not JSON ({error.msg}): delete it and run docpact claims --update"
+        raise _Problem(error.lineno, msg) from None
+    except RecursionError:
+        raise _Problem(1, f"{where}: its JSON nests too deeply") from None
+    if not isinstance(data, dict):
+        raise _Problem(1, f"{where} must hold one JSON object")
+    return data
+
+
+def _key(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        msg = (
+            f"{where}: key {key!r} must be a {kind.__name__}, got {value!r}: delete the file "
+            "and run docpact claims --update to write it again"
+        )
+        raise _Problem(1, msg)
+    return value
+
+
+def _strings(data: dict[str, Any], key: str, where: str) -> dict[str, str]:
+    value = _key(data, key, dict, where)
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        msg = f"{where}: key {key!r} must map strings to strings"
+        raise _Problem(1, msg)
+    return value
+
+
+def _claim(data: dict[str, Any], where: str) -> ClaimReview:
+    claim = _key(data, "claim", str, where)
+    if where != claim_file(claim):
+        msg = f"{where} reviews claim {claim!r}, which belongs in {claim_file(claim)}"
+        raise _Problem(1, msg)
+    prop = _key(data, "property", dict, where)
+    return ClaimReview(
+        claim,
+        _key(data, "page", str, where),
+        _key(data, "title", str, where),
+        _key(data, "text", str, where),
+        _key(prop, "path", str, f"{where} property"),
+        _key(prop, "node", str, f"{where} property"),
+        _key(prop, "code", str, f"{where} property"),
+        _strings(data, "units", where),
+        _key(data, "commit", str, where),
+        _strings(data, "files", where),
     )
 
 
-def write_records(path: Path, where: str, records: dict[str, Record]) -> None:
-    """Add or replace entries of the review record, atomically.
+def _page(data: dict[str, Any], where: str) -> PageReview:
+    page = _key(data, "page", str, where)
+    if where != page_file(page):
+        msg = f"{where} reviews page {page!r}, whose reviews belong in {page_file(page)}"
+        raise _Problem(1, msg)
+    found = []
+    for i, entry in enumerate(_key(data, "suppressions", list, where)):
+        values = entry if isinstance(entry, dict) else {}
+        reason, block = values.get("reason"), values.get("block")
+        if not isinstance(reason, str) or not isinstance(block, str):
+            msg = f"{where}: suppressions[{i}] needs the strings reason and block"
+            raise _Problem(1, msg)
+        found.append((reason, block))
+    return PageReview(page, tuple(found))
+
+
+def write(root: Path, reviews: list[ClaimReview | PageReview]) -> list[str]:
+    """Write reviews into the ledger, each file replaced atomically.
 
     Args:
-        path: The record's file.
-        where: Its path relative to the project root, for messages.
-        records: The new entries, by claim ID.
+        root: The project root.
+        reviews: The reviews to write; a page review without suppressions removes the
+            page's file.
+
+    Returns:
+        The files written or removed, relative to the project root.
 
     Raises:
-        DocpactError: When the file cannot be written.
+        DocpactError: When a file cannot be written.
     """
-    entries = {claim: record.__dict__ for claim, record in read_records(path).items()}
-    entries.update({claim: record.__dict__ for claim, record in records.items()})
-    text = json.dumps({"reviews": entries}, indent=1, sort_keys=True) + "\n"
-    try:
-        replace_file(path, text.encode("utf-8"), 0o644)
-    except OSError as error:
-        msg = f"{where}: error: cannot write the review record: {error.strerror}"
-        raise DocpactError(msg) from None
+    written = []
+    for review in reviews:
+        where = (
+            claim_file(review.claim) if isinstance(review, ClaimReview) else page_file(review.page)
+        )
+        file = root / where
+        try:
+            if isinstance(review, PageReview) and not review.suppressions:
+                if file.exists():
+                    file.unlink()
+                    written.append(where)
+                continue
+            text = json.dumps(review.document(), indent=1, sort_keys=True, ensure_ascii=False)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            replace_file(file, (text + "\n").encode("utf-8"), 0o644)
+        except OSError as error:
+            msg = f"{where}: error: cannot write the review: {error.strerror}"
+            raise DocpactError(msg) from None
+        written.append(where)
+    return written

@@ -12,12 +12,12 @@ double quotes after the ID (`<!-- docpact: claim ID "Title" -->`); a titled clai
 fingerprint is taken of the title, in quotes, a space and the text, so a review covers what
 the box shows.
 
-`<!-- docpact: not-a-claim REASON reviewed=STAMP -->` marks the block after it the same way,
-as prose that uses a claim word (`never`, `exactly`...) without claiming what a property
-could check; the reason is required and is listed on the project's verification page. The
-stamp, written by `docpact claims --update`, is the fingerprint of the reason, a space and
-the block's text: a suppression is reviewed as a claim is, so a block that changes after its
-review is suppressed no longer.
+`<!-- docpact: not-a-claim REASON -->` marks the block after it the same way, as prose that
+uses a claim word (`never`, `exactly`...) without claiming what a property could check; the
+reason is required and is listed on the project's verification page. A suppression is
+reviewed as a claim is, in the review ledger (`docpact.claims._ledger`), with its block's
+text, so a block that changes after its review is suppressed no longer. A `reviewed=STAMP`
+that earlier releases wrote into the marker is read for `docpact claims --migrate`.
 
 Everything here reads Markdown only; `docpact.claims._bindings` reads the
 properties.

@@ -6,11 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from docpact._model.findings import cannot_read
-from docpact._model.keys import REVIEWED
 from docpact._model.rules import Rule
 from docpact._readers.files import Unreadable
 from docpact._readers.markdown.prose import visible_prose
-from docpact.claims._ledger import DEFAULT_REVIEWS, read_records
 
 if TYPE_CHECKING:
     from docpact._model.rules import Subject
@@ -25,16 +23,22 @@ def claims_analysis(subject: Subject) -> Any:
     return analysis(subject)
 
 
-def changed(block: Any, binding: Any) -> Any:
+def changed(block: Any, binding: Any, review: Any) -> Any:
     """What changed of a claim since its review (`analysis.changed`)."""
     from docpact.claims._analysis import changed as what_changed
 
-    return what_changed(block, binding)
+    return what_changed(block, binding, review)
 
 
-def _stamped(stamp: str) -> bool:
-    """Whether a binding's review stamp is well formed."""
-    return REVIEWED.fullmatch(stamp) is not None
+def units(subject: Subject) -> Any:
+    """The units of the project's files, read once for the rules (`docpact.claims._units`)."""
+    return subject.shared(_units)
+
+
+def _units(subject: Subject) -> Any:
+    from docpact.claims._units import Units
+
+    return Units(subject.config.root)
 
 
 __all__ = ["CLAIM_WORDS", "RULES"]
@@ -97,6 +101,12 @@ def _bound_to_claims(subject: Subject) -> list[tuple[str, int, str]]:
         if binding.claim is None:
             findings.append((binding.path, binding.line, binding.problem))
             continue
+        if binding.has_reviewed:
+            message = (
+                f"property {binding.function} carries reviewed=, but reviews live in the "
+                f"review ledger now: run docpact claims --migrate to move it there"
+            )
+            findings.append((binding.path, binding.line, message))
         if binding.claim not in known:
             pages = ", ".join(subject.contract.pages)
             message = (
@@ -123,27 +133,30 @@ def _bound_to_claims(subject: Subject) -> list[tuple[str, int, str]]:
 
 def _reviewed(subject: Subject) -> list[tuple[str, int, str]]:
     analysis = claims_analysis(subject)
-    findings = []
+    findings = list(analysis.ledger.problems)
+    claims = {block.argument for _, block in analysis.claims}
+    from docpact.claims._ledger import claim_file
+
+    for claim_id in sorted(set(analysis.ledger.claims) - claims):
+        message = (
+            f"{claim_file(claim_id)} reviews claim {claim_id}, which no claims page has: "
+            "delete the file (git keeps it)"
+        )
+        findings.append((claim_file(claim_id), 1, message))
     for page, block in analysis.claims:
         claim_at = f"{page}:{block.line}"
+        review = analysis.review(block)
         for binding in analysis.bound(block.argument):
             property_at = f"{binding.path}:{binding.line}"
             again = f"review the one against the other, then run {_UPDATE} {block.argument}"
-            if not binding.reviewed:
+            if review is None:
                 message = (
                     f"property {binding.function} was never reviewed against claim "
                     f"{block.argument} ({claim_at}): {again}"
                 )
                 findings.append((binding.path, binding.line, message))
                 continue
-            if not _stamped(binding.reviewed):
-                message = (
-                    f"property {binding.function} has reviewed={binding.reviewed!r}, not "
-                    f"TEXT/CODE/TESTED with 12 hex digits each: {again}"
-                )
-                findings.append((binding.path, binding.line, message))
-                continue
-            stale = changed(block, binding)
+            stale = changed(block, binding, review)
             if "text" in stale:
                 message = (
                     f"claim {block.argument} changed since its property {binding.function} "
@@ -160,86 +173,73 @@ def _reviewed(subject: Subject) -> list[tuple[str, int, str]]:
 
 
 def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
-    analysis = claims_analysis(subject)
-    records = read_records(subject.config.root / DEFAULT_REVIEWS)
+    analysis, found_units = claims_analysis(subject), units(subject)
     findings = []
     for page, block in analysis.claims:
-        bound = analysis.bound(block.argument)
-        if len(bound) != 1 or not _stamped(bound[0].reviewed):
+        bound, review = analysis.bound(block.argument), analysis.review(block)
+        if len(bound) != 1 or review is None or changed(block, bound[0], review):
             continue  # DP013 and DP015 report those
         binding = bound[0]
-        if "tested" not in changed(block, binding):
+        names = []
+        for name, recorded in sorted(review.units.items()):
+            unit = found_units.get(name)
+            if unit is None:
+                names.append(f"{name} (no longer found)")
+            elif unit.fingerprint != recorded:
+                names.append(f"{name} ({unit.path}:{unit.first})")
+        if not names:
             continue
-        again = f"read the claim against it, then run {_UPDATE} {block.argument}"
-        if binding.reviewed.count("/") == 1:
-            why = "its code under test was not part of its review (a stamp from before it was)"
-        else:
-            entry = records.get(block.argument)
-            now = {unit.name: unit for unit in reversed(binding.reach.units)}  # the first
-            prints = binding.reach.by_name
-            if entry is None or entry.stamp != binding.reviewed:
-                why = (
-                    f"its code under test changed since the review ({DEFAULT_REVIEWS} has no "
-                    "record of that review to say where)"
-                )
-            else:
-                names = [
-                    f"{name} ({now[name].path}:{now[name].line})"
-                    if name in now
-                    else f"{name} (no longer reached)"
-                    for name in sorted({*now, *entry.units})
-                    if entry.units.get(name) != prints.get(name)
-                ]
-                shown = ", ".join(names[:5]) + (
-                    f" and {len(names) - 5} more" if len(names) > 5 else ""
-                )
-                why = f"the code under test changed since the review: {shown}"
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        again = (
+            f"read the claim against it, run its property with --docpact-results, then "
+            f"{_UPDATE} {block.argument}"
+        )
         message = (
             f"claim {block.argument} is suspect, whatever its property {binding.function} "
-            f"({binding.path}:{binding.line}) gives: {why}; {again}"
+            f"({binding.path}:{binding.line}) gives: the code under test changed since the "
+            f"review: {shown}; {again}"
         )
         findings.append((page, block.line, message))
     return findings
 
 
 def _reaches_its_subject(subject: Subject) -> list[tuple[str, int, str]]:
-    analysis, config = claims_analysis(subject), subject.config
-    from docpact.claims._project import Modules
-
-    modules = Modules([config.root / folder for folder in config.paths])
+    analysis, config, found_units = claims_analysis(subject), subject.config, units(subject)
     findings = []
     for page, block in analysis.claims:
-        bound = analysis.bound(block.argument)
-        if len(bound) != 1:
-            continue  # DP013 reports it
+        bound, review = analysis.bound(block.argument), analysis.review(block)
+        if len(bound) != 1 or review is None:
+            continue  # DP013 and DP015 report those
         binding, about = bound[0], _about(subject, page, block.line)
-        reached = [unit.name for unit in binding.reach.units]
+        ran = list(review.units)
         where = f"its property {binding.function} ({binding.path}:{binding.line})"
         if not about:
-            if reached:
+            folders = tuple(f"{folder.strip('/')}/" for folder in config.paths)
+            if any(name.startswith(folders) or "/" not in name for name in ran):
                 continue
             message = (
-                f"claim {block.argument}: {where} reaches none of the project's own code "
-                f"(in {', '.join(config.paths)}), so no change there can make it fail: test "
-                "the code the claim is about"
+                f"claim {block.argument}: {where} executed none of the project's own code "
+                f"(in {', '.join(config.paths)}) in the run its review read, so no change "
+                "there can make it fail: test the code the claim is about"
             )
             findings.append((page, block.line, message))
             continue
-        defined = {name: modules.definition(name) or name for name, _ in about}
-        if any(
-            unit == target or unit.startswith(f"{target}.")
-            for unit in reached
-            for target in defined.values()
-        ):
+        targets = [found_units.locate(name, config.paths) for name, _ in about]
+        if any(_is_in(name, target) for name in ran for target in targets if target):
             continue
         named = ", ".join(f"{name} (pyproject.toml:{line})" for name, line in sorted(set(about)))
         message = (
-            f"claim {block.argument}: {where} reaches none of the code the claim is about, "
+            f"claim {block.argument}: {where} executed none of the code the claim is about, "
             f"the objects of the contracts of its section: {named}; bind it to a property "
             "that calls them"
         )
         findings.append((page, block.line, message))
     return findings
+
+
+def _is_in(unit: str, target: str) -> bool:
+    """Whether a unit is the object `target` names, or one of its members."""
+    return unit == target or unit.startswith(target if target.endswith("::") else f"{target}.")
 
 
 def _about(subject: Subject, page: str, line: int) -> list[tuple[str, int]]:
@@ -267,20 +267,30 @@ def _suppressions_reviewed(subject: Subject) -> list[tuple[str, int, str]]:
     analysis = claims_analysis(subject)
     findings = []
     for page, read in analysis.read.items():
+        review = analysis.ledger.pages.get(page)
+        reviewed = set(review.suppressions) if review is not None else set()
+        reasons = {reason for reason, _ in reviewed}
         for block in read.suppressions:
-            if not block.reviewed:
+            if block.reviewed:
                 message = (
-                    f'not-a-claim "{block.argument}" was never reviewed: read its block, '
-                    f"then run {_UPDATE} to stamp it"
+                    f'not-a-claim "{block.argument}" carries reviewed=, but reviews live in '
+                    "the review ledger now: run docpact claims --migrate to move it there"
                 )
-            elif block.reviewed != block.fingerprint:
+                findings.append((page, block.line, message))
+                continue
+            if (block.argument, block.text) in reviewed:
+                continue
+            if block.argument in reasons:
                 message = (
                     f'the block that not-a-claim "{block.argument}" suppresses changed since '
                     f"its review: read it again (a claim there needs a claim block of its "
                     f"own), then run {_UPDATE}"
                 )
             else:
-                continue
+                message = (
+                    f'not-a-claim "{block.argument}" was never reviewed: read its block, '
+                    f"then run {_UPDATE} to record it"
+                )
             findings.append((page, block.line, message))
     return findings
 
@@ -366,17 +376,19 @@ ONE_PROPERTY_EACH = Rule(
 
 BOUND_TO_CLAIMS = Rule(
     "DP014",
-    "every property binding is well-formed and names a claim on a listed page, and a "
-    "session of `noxfile.py`",
+    "every property binding is well-formed, carries no review (the ledger holds them), "
+    "and names a claim on a listed page and a session of `noxfile.py`",
     "the binding",
     _bound_to_claims,
 )
 
 STILL_REVIEWED = Rule(
     "DP015",
-    "each claim's text and its property's code have the fingerprints recorded when "
-    "they were last reviewed (`docpact claims --update`)",
-    "the claim's marker for a changed text, the binding otherwise",
+    "each claim's text and its property's code are as the review ledger recorded them "
+    "when they were last reviewed (`docpact claims --update`), and each ledger file is "
+    "one review of a claim that exists",
+    "the claim's marker for a changed text, the ledger file for its own faults, the "
+    "binding otherwise",
     _reviewed,
 )
 
@@ -390,8 +402,8 @@ CLAIM_WORDS = Rule(
 
 SUSPECT = Rule(
     "DP019",
-    "no claim's code under test (the project's own code its property reaches) changed "
-    "since the claim was last reviewed",
+    "no claim's code under test (the project's functions its property executed in the run "
+    "its review read) changed since the claim was last reviewed",
     "the claim's marker",
     _suspect,
     severity=lambda subject: getattr(subject.contract, "suspect", "error"),
@@ -399,16 +411,17 @@ SUSPECT = Rule(
 
 SUPPRESSIONS_REVIEWED = Rule(
     "DP020",
-    "every `<!-- docpact: not-a-claim REASON reviewed=STAMP -->` carries the fingerprint "
-    "of its reason and block as last reviewed (`docpact claims --update`)",
+    "every `<!-- docpact: not-a-claim REASON -->` block is the one the review ledger "
+    "recorded for its reason (`docpact claims --update`)",
     "the suppression",
     _suppressions_reviewed,
 )
 
 REACHES_ITS_SUBJECT = Rule(
     "DP021",
-    "each claim's property reaches the code the claim is about: an object of a contract "
-    "whose docs section holds the claim, else some code of the project's own",
+    "each claim's property executed the code the claim is about, in the run its review "
+    "read: an object of a contract whose docs section holds the claim, else some code of "
+    "the project's own",
     "the claim's marker",
     _reaches_its_subject,
 )

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docpact._readers.files import Unreadable, read_text
 from docpact.claims._fingerprint import canonical
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["Unit", "Units", "split"]
+
+_REEXPORTS = 8  # how many re-exports `locate` follows before it gives up
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ class Units:
         self._root = root
         self._files: dict[str, dict[str, Unit] | None] = {}
         self._lines: dict[str, dict[int, Unit]] = {}
+        self._modules: dict[str, Any] = {}
 
     def of(self, path: str) -> dict[str, Unit] | None:
         """The units of a file, by qualified name, innermost last; `None` when it cannot be read.
@@ -122,6 +125,46 @@ class Units:
         found = {unit.name: unit for line in lines if (unit := by_line.get(line)) is not None}
         return sorted(found.values(), key=lambda unit: unit.first)
 
+    def locate(self, dotted: str, folders: tuple[str, ...]) -> str | None:
+        """The unit an object of the project is, or the prefix of its units' names.
+
+        A function, method or property is its unit's name; a class, `path::Class`, the
+        prefix of its methods' names before a dot; a module, `path::`. Re-exports are
+        followed as griffe reads the imports (`from ._loss import f`): nothing is imported.
+
+        Args:
+            dotted: The object's dotted path, as a contract names it.
+            folders: Where the project's packages are (`[tool.docpact] paths`).
+
+        Returns:
+            The name or prefix, `None` when the object is not found.
+        """
+        parts = dotted.split(".")
+        for _ in range(_REEXPORTS):
+            found = self._find(parts, folders)
+            if not isinstance(found, list):
+                return found
+            parts = found
+        return None
+
+    def _find(self, parts: list[str], folders: tuple[str, ...]) -> str | list[str] | None:
+        """An object's unit name or prefix, or the dotted path that an alias of it names."""
+        for cut in range(len(parts), 0, -1):
+            for folder in folders:
+                base = "/".join(p for p in (folder.strip("/"), *parts[:cut]) if p not in {"", "."})
+                for path in (f"{base}.py", f"{base}/__init__.py"):
+                    if self.of(path) is None:
+                        continue
+                    rest, member = parts[cut:], self._modules[path]
+                    for depth, name in enumerate(rest):
+                        member = member.members.get(name)
+                        if member is None:
+                            return None
+                        if member.is_alias:
+                            return [*member.target_path.split("."), *rest[depth + 1 :]]
+                    return f"{path}::{'.'.join(rest)}"
+        return None
+
     def _read(self, path: str) -> dict[str, Unit] | None:
         import griffe  # a check without claims units never reads a file with it
 
@@ -132,6 +175,7 @@ class Units:
             definitions = _definitions(ast.parse(text))
         except (Unreadable, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
+        self._modules[path] = module
         units: dict[str, Unit] = {}
         stack = [module]
         while stack:
@@ -185,7 +229,8 @@ def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
 def _unit(name: str, path: str, nodes: list[Definition]) -> Unit:
     """A unit from its definitions: its lines, and its fingerprint from their syntax."""
     first = nodes[0]
-    dump = "\n".join(canonical(node, set(), set()) for node in nodes)
+    # A property's claim binding is no code under test: binding it anew changes no unit.
+    dump = "\n".join(canonical(node, {"claim"}, {"docpact"}) for node in nodes)
     fingerprint = hashlib.sha256(dump.encode("utf-8")).hexdigest()[:12]
     spans = tuple((node.body[0].lineno, node.end_lineno or node.lineno) for node in nodes)
     return Unit(
