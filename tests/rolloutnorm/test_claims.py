@@ -67,7 +67,7 @@ def _is_close(value: float, expected: float, rtol: float) -> bool:
     return abs(value - expected) <= rtol * abs(expected)
 
 
-@claim("mass-per-rollout", reviewed="45c4ddf15317/544a950831be/fc45a544f611")
+@claim("mass-per-rollout")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_mass_per_rollout(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -107,7 +107,7 @@ def test_mass_per_rollout(batch: RolloutBatch, data: st.DataObject) -> None:
             assert _is_close(mass, 1 / num_trained_rows, MASS_RTOL[batch.dtype]), rollout_id
 
 
-@claim("batch-mass", reviewed="10b06f3b80f9/f322d661f943/fc45a544f611")
+@claim("batch-mass")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_batch_mass(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -165,7 +165,7 @@ def _epoch_masses(
     return masses, tokens
 
 
-@claim("no-update-compensation", reviewed="d8c4298a8f0d/d977e4d6c884/fc45a544f611")
+@claim("no-update-compensation")
 @settings(max_examples=300, deadline=None)
 @given(batch=rollout_batches(), data=st.data())
 def test_no_update_compensation(batch: RolloutBatch, data: st.DataObject) -> None:
@@ -231,7 +231,7 @@ def _loss_config(dp_size: int, low: float, high: float, c: float, verl_style: bo
     )
 
 
-@claim("dp-size-sum", reviewed="bed6ad299e7c/e040f2069fe2/64b4f9bad4a3")
+@claim("dp-size-sum")
 @settings(max_examples=200, deadline=None)
 @given(
     batch=rollout_batches(),

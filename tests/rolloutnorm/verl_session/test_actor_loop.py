@@ -133,7 +133,7 @@ def _kept_rollouts(batch: loop_batches.Rows) -> set[str]:
     }
 
 
-@claim("real-loop-mass", session="verl", reviewed="9cb4a5bd1ff6/5bceaa8f461c/3270944c2827")
+@claim("real-loop-mass", session="verl")
 @pytest.mark.parametrize(
     ("size", "name"),
     [(1, "floor"), (2, "floor"), (2, "rollout-n"), (1, "v1-padding"), (2, "v1-padding")],
@@ -155,7 +155,7 @@ def test_every_kept_rollout_carries_one_over_the_trained_rows(measured, size, na
     )
 
 
-@claim("real-loop-steps", session="verl", reviewed="702bd8cb5417/223c35ffd47f/723d53993ffb")
+@claim("real-loop-steps", session="verl")
 @pytest.mark.parametrize("size", sorted(WORLDS))
 def test_optimizer_steps_are_the_plans_update_units(runs, size) -> None:
     """Every update_actor call takes exactly plan.update_units optimizer steps."""
@@ -173,7 +173,6 @@ def test_optimizer_steps_are_the_plans_update_units(runs, size) -> None:
 @claim(
     "real-loop-epochs-and-cap",
     session="verl",
-    reviewed="2d48ddce87ac/2c670712a2c6/3270944c2827",
 )
 def test_epochs_repeat_the_mass_and_the_cap_raises_it(measured) -> None:
     """ppo_epochs 2: each epoch's steps carry 1/8 per rollout again; capped at 1 update: 1/4."""
@@ -194,7 +193,7 @@ def _relative(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a - b).norm() / b.norm())
 
 
-@claim("real-loop-layout", session="verl", reviewed="bde1fafc8d16/7908285a3da9/723d53993ffb")
+@claim("real-loop-layout", session="verl")
 def test_micro_batches_dynamic_bsz_and_ranks_give_the_same_gradient(runs, measured) -> None:
     """Micro-batches of 1, 2, 4 rows and dynamic bsz give equal steps; 2 ranks the same epoch."""
     # The loss function's calls per step: each scenario ran the micro-batches it asked for.
@@ -221,7 +220,7 @@ def test_micro_batches_dynamic_bsz_and_ranks_give_the_same_gradient(runs, measur
     assert _relative(two, sum(reference)) <= 1e-5
 
 
-@claim("clip-grad-per-step", session="verl", reviewed="0f454076ab7d/4f6c752e9735/3270944c2827")
+@claim("clip-grad-per-step", session="verl")
 @pytest.mark.parametrize("size", sorted(WORLDS))
 def test_clip_grad_rescales_each_step_on_its_own(runs, measured, size) -> None:
     """clip_grad 1.0 scales each step by min(1, 1 / its norm): rollouts in other steps differ."""
@@ -237,7 +236,7 @@ def test_clip_grad_rescales_each_step_on_its_own(runs, measured, size) -> None:
     assert max(masses) / min(masses) > 1.01
 
 
-@claim("kl-per-step", session="verl", reviewed="1bbde073859e/ee444d2e0167/723d53993ffb")
+@claim("kl-per-step", session="verl")
 def test_the_kl_term_weighs_kl_loss_coef_in_every_step(measured) -> None:
     """token-mean KL: every step carries kl_loss_coef, against its own share of the mass."""
     _, plain = measured(1, "floor")
@@ -250,7 +249,7 @@ def test_the_kl_term_weighs_kl_loss_coef_in_every_step(measured) -> None:
     assert max(ratios) / min(ratios) > 1.01
 
 
-@claim("bf16-masses", session="verl", reviewed="e512da799e19/cc1c3232ef82/3270944c2827")
+@claim("bf16-masses", session="verl")
 def test_bf16_parameters_move_the_steps_off_the_float32_ones(runs, model) -> None:
     """Verl's default bf16 parameters: steps off float32's by more than 0.1%, masses off 1/8."""
     float32 = [step["before"] for step in runs[1]["floor"]["steps"]]
