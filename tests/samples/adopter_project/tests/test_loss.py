@@ -8,7 +8,6 @@ from agentrl.loss import per_rollout_mean
 
 @pytest.mark.docpact_claim(
     "mass-per-rollout",
-    reviewed="1eb49b54895f/f0a5a7b1ea4a/393a1022f967",
 )
 def test_each_rollout_carries_one_over_the_trained_rows():
     ids = ["a", "a", "b"]
