@@ -232,13 +232,21 @@ def copy_repository(destination: Path) -> None:
 
 
 def apply(drift: Drift, tree: Path) -> None:
-    """Apply a drift's edits in place.
+    """Apply a drift's edits in place: each `find` replaced, or a file of `create`'s text made.
 
     Raises:
-        DriftError: If a `find` text does not occur exactly once in its file.
+        DriftError: If a `find` text does not occur exactly once in its file, or the file
+            to create is there already.
     """
     for edit in drift.edits:
         path = tree / edit["file"]
+        if "create" in edit:
+            if path.exists():
+                msg = f"{drift.name}: {edit['file']} exists, so it cannot be created"
+                raise DriftError(msg)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(edit["create"], "utf-8")
+            continue
         text = path.read_text("utf-8")
         copies = text.count(edit["find"])
         if copies != 1:

@@ -42,14 +42,18 @@ def test_catalogue_covers_the_required_drifts():
 
 @pytest.mark.parametrize("entry", DRIFTS, ids=[entry.name for entry in DRIFTS])
 def test_every_edit_still_applies_once(entry, tmp_path):
-    """Each drift's find text occurs exactly once, so the runner can apply it to today's tree."""
+    """Each find text occurs once and each file to create is new: the drift applies today."""
     for edit in entry.edits:
+        if "create" in edit:
+            assert not (ROOT / edit["file"]).exists(), edit["file"]
+            continue
         target = tmp_path / edit["file"]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text((ROOT / edit["file"]).read_text("utf-8"), "utf-8")
     drift.apply(entry, tmp_path)
     for edit in entry.edits:
-        assert edit["replace"] in (tmp_path / edit["file"]).read_text("utf-8")
+        wanted = edit["create"] if "create" in edit else edit["replace"]
+        assert wanted in (tmp_path / edit["file"]).read_text("utf-8")
 
 
 def test_docs_quote_the_catalogue_size():
@@ -144,6 +148,8 @@ def test_a_drift_caught_by_docpact_names_where(tmp_path, capsys, entry, error):
 def test_every_at_names_a_line_of_the_drifted_tree(entry, tmp_path):
     """Each `at` names a line of a file of the drifted tree, relative to the drift's root."""
     for edit in entry.edits:
+        if "create" in edit:
+            continue
         target = tmp_path / edit["file"]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text((ROOT / edit["file"]).read_text("utf-8"), "utf-8")

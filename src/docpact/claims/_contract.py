@@ -12,10 +12,14 @@ from docpact._model.config import Contract
 from docpact._model.keys import SESSION
 from docpact.claims._results import DEFAULT_RESULTS, pattern_error
 
-__all__ = ["DEFAULT_WORDS", "SEVERITIES", "ClaimsContract", "parse"]
+__all__ = ["DEFAULT_WORDS", "SCOPES", "SEVERITIES", "ClaimsContract", "parse"]
 
 SEVERITIES = ("error", "warning")
 """What a claims contract's `suspect` may be."""
+
+SCOPES = ("sections", "pages")
+"""Where a claims contract's claim words are checked: `sections`, the docs sections that the
+project's contracts name and those that hold a claim; `pages`, the whole of every page."""
 
 DEFAULT_WORDS = (
     "always",
@@ -48,6 +52,8 @@ class ClaimsContract(Contract):
             writes, relative to the project root.
         suspect: The severity of a suspect claim (`DP019`): `error`, which fails the check
             and the strict build, or `warning`, which reports it and fails neither.
+        scope: Where the claim words are checked (`SCOPES`): by default the sections of
+            the pages that the project's contracts name and those that hold a claim.
     """
 
     kind: str = "claims"
@@ -57,6 +63,7 @@ class ClaimsContract(Contract):
     session: str = ""
     results: tuple[str, ...] = DEFAULT_RESULTS
     suspect: str = "error"
+    scope: str = "sections"
 
 
 def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
@@ -65,6 +72,13 @@ def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
     pages = keys.project_paths(entry.get("pages"), f"{key}.pages")
     properties = keys.project_paths(entry.get("properties"), f"{key}.properties")
     words = entry.get("words", list(DEFAULT_WORDS))
+    if words == []:
+        msg = (
+            f"{key}.words is empty, which would turn the claim-word net off: keep the words, "
+            'and narrow where they are checked with scope = "sections" (the default: the '
+            "sections the contracts name and those that hold a claim)"
+        )
+        raise ValueError(msg)
     if not isinstance(words, list) or not all(
         isinstance(w, str) and _WORD.fullmatch(w) for w in words
     ):
@@ -88,6 +102,10 @@ def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
     if suspect not in SEVERITIES:
         msg = f"{key}.suspect must be one of {', '.join(SEVERITIES)}, got {suspect!r}"
         raise ValueError(msg)
+    scope = entry.get("scope", "sections")
+    if scope not in SCOPES:
+        msg = f"{key}.scope must be one of {', '.join(SCOPES)}, got {scope!r}"
+        raise ValueError(msg)
     return ClaimsContract(
         pages=pages,
         properties=properties,
@@ -95,4 +113,5 @@ def parse(entry: dict[str, Any], key: str) -> ClaimsContract:
         session=session,
         results=results,
         suspect=suspect,
+        scope=scope,
     )

@@ -297,8 +297,6 @@ def _suppressions_reviewed(subject: Subject) -> list[tuple[str, int, str]]:
 
 def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
     analysis, words = claims_analysis(subject), subject.contract.words
-    if not words:
-        return []
     from docpact.claims._page import words_pattern
 
     pattern = words_pattern(words)
@@ -306,8 +304,9 @@ def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
     for page, read in analysis.read.items():
         prose = visible_prose(analysis.pages[page])  # type: ignore[arg-type]
         marked = {n for b in read.blocks for n in range(b.first, b.last + 1)}
+        scope = _in_scope(subject, page, read)
         for line, text in prose.items():
-            if line in marked:
+            if line in marked or (scope is not None and line not in scope):
                 continue
             for word in dict.fromkeys(m[0] for m in pattern.finditer(text)):
                 message = (
@@ -322,6 +321,37 @@ def _claim_words(subject: Subject) -> list[tuple[str, int, str]]:
                 message = "<!-- docpact: not-a-claim --> marks a block without a claim word"
                 findings.append((page, block.line, message))
     return findings
+
+
+def _in_scope(subject: Subject, page: str, read: Any) -> set[int] | None:
+    """The lines of a page whose claim words are checked; `None` for the whole page.
+
+    Under `scope = "sections"`, the lines of the sections that the project's contracts
+    name on the page (their subsections included) and of the innermost section that holds
+    each claim.
+    """
+    if subject.contract.scope == "pages":
+        return None
+    from docpact._readers.markdown.sections import sections
+
+    text = claims_analysis(subject).pages[page]
+    found = sections(text, subject.config.headings)  # type: ignore[arg-type]
+    spans = {s.anchor: (s.line, s.end or s.line + s.text.count("\n") + 1) for s in found}
+    named = {
+        ref.partition("#")[2]
+        for contract in subject.config.contracts
+        for ref in contract.docs
+        if ref.partition("#")[0] == page
+    }
+    lines: set[int] = set()
+    for anchor in named & set(spans):
+        lines.update(range(spans[anchor][0], spans[anchor][1] + 1))
+    for block in read.claims:
+        holding = [s for s in spans.values() if s[0] <= block.line <= s[1]]
+        if holding:
+            first, last = max(holding)  # the innermost: the one that starts last
+            lines.update(range(first, last + 1))
+    return lines
 
 
 def _one_line(example: str) -> str:
@@ -395,7 +425,9 @@ STILL_REVIEWED = Rule(
 CLAIM_WORDS = Rule(
     "DP016",
     "no line of a claims page outside a claim block uses a claim word, unless a "
-    "`<!-- docpact: not-a-claim REASON -->` marks its block",
+    "`<!-- docpact: not-a-claim REASON -->` marks its block; by default the lines of the "
+    "sections the contracts name and of those that hold a claim, every line under "
+    '`scope = "pages"`',
     "the line, or the suppression",
     _claim_words,
 )
