@@ -187,7 +187,6 @@ def test_a_failed_propertys_falsifying_example_is_in_the_finding_and_the_box(
         .replace("[tool.docpact]", "[tool.ruff]\nline-length = 100\n\n[tool.docpact]"),
         encoding="utf-8",
     )
-    assert run_module(project, "docpact", "claims", "--update").returncode == 0
     drift(project / "agentrl/loss.py", "[advantage / divisor", "[2 * advantage / divisor")
     _git(project, "add", ".")
     _git(project, "commit", "-q", "-m", "a wrong loss, a random property")
