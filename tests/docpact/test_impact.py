@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from docpact.__main__ import main
 from docpact._readers.files import copy_files
+from docpact.claims._ledger import read_ledger, write
+from docpact.claims._units import Units
 from samples.drift import copy_project, drift, line_of
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="docpact impact reads git")
@@ -62,6 +65,7 @@ def adopter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_change_to_the_loss_puts_its_contract_and_claim_at_risk(
     adopter: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The loss is a unit the claim's review in the adopter's ledger recorded as executed."""
     drift(
         adopter / "agentrl/loss.py",
         "rollout_token_counts.get(rid, 0) + count",
@@ -73,10 +77,40 @@ def test_a_change_to_the_loss_puts_its_contract_and_claim_at_risk(
     assert status == 1
     assert lines == [
         f"{PAGE}:{claim}: DP101 claim mass-per-rollout depends on changed "
-        f"lines: agentrl.loss.per_rollout_mean (agentrl/loss.py:{changed})",
+        f"lines: agentrl/loss.py::per_rollout_mean (agentrl/loss.py:{changed})",
         f"pyproject.toml:{table}: DP102 contract agentrl.loss.per_rollout_mean depends on changed "
         f"lines: its object agentrl.loss.per_rollout_mean (agentrl/loss.py:{changed})",
     ]
+
+
+def test_a_claims_code_under_test_is_its_reviews_units_where_they_are_now(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A unit the ledger review recorded is at risk at its lines now; code it left out is not.
+
+    The review is written as `docpact claims --update` writes it, recording a method of
+    another module as the one unit its property executed; the method then moves down its
+    file, in a commit, before the change.
+    """
+    metrics, recorded = adopter / "agentrl/metrics.py", "agentrl/metrics.py::StepCounts.kept_share"
+    review = read_ledger(adopter).claims["mass-per-rollout"]
+    unit = Units(adopter).get(recorded)
+    assert unit is not None
+    write(adopter, [replace(review, units={recorded: unit.fingerprint})])
+    drift(metrics, '"kept_fraction"]\n', '"kept_fraction"]\n\nSHARE_FLOOR = 1\n')
+    _git(adopter, "commit", "-qam", "the review records kept_share, which moves down")
+    drift(adopter / "agentrl/loss.py", "get(rid, 0) + count", "get(rid, 0) + count + 0")
+    drift(metrics, "max(1, self.total_rows)", "max(self.total_rows, 1)")
+    status, lines, _ = _impact(capsys)
+    claim, changed = line_of(adopter / PAGE, CLAIM), line_of(metrics, "max(self.total_rows, 1)")
+    assert changed > unit.last
+    assert (status, [line for line in lines if " DP101 " in line]) == (
+        1,
+        [
+            f"{PAGE}:{claim}: DP101 claim mass-per-rollout depends on changed lines: "
+            f"{recorded} (agentrl/metrics.py:{changed})"
+        ],
+    )
 
 
 def test_a_reworded_claim_and_its_section_are_listed_at_their_lines(
@@ -177,7 +211,8 @@ def test_a_change_to_the_normalization_lists_the_trainer_pages_claims_and_contra
         f"pyproject.toml:{table}: DP102 contract "
         "rolloutnorm._normalize.normalize_advantages_by_rollout",
     ]
-    assert all("rolloutnorm._normalize.normalize_advantages_by_rollout" in line for line in lines)
+    changed = "normalize_advantages_by_rollout (rolloutnorm/src/rolloutnorm/_normalize.py:"
+    assert all(changed in line for line in lines)
 
 
 @pytest.mark.slow
