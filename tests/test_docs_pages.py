@@ -32,7 +32,7 @@ COLLECTED = {
     "adopt.md": (0, 0),
     "explain.md": (13, 9),
     "index.md": (2, 3),
-    "reference/claims.md": (7, 26),
+    "reference/claims.md": (7, 37),
     "reference/contracts.md": (15, 51),
     "reference/docpact.md": (0, 0),
     "reference/rolloutnorm.md": (0, 0),
