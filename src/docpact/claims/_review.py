@@ -4,10 +4,11 @@
 A claim is reviewed as it stands: its text, its property's code, and the code under test
 that the property executed in a test run of the current commit. That run's results file
 (written by `pytest --docpact-results`) must have been recorded on the commit the checkout
-stands on, without uncommitted changes, with the property's code as it is now; the update
-refuses any other, saying how to make one. It writes one ledger file per claim reviewed
-and one per page whose suppressions changed (`docpact.claims._ledger`), rewrites no test
-file and no page, and writes nothing at all when it refuses.
+stands on, without uncommitted changes, with the property's code and the units it executed
+as they are now; the update refuses any other, saying how to make one. It writes one
+ledger file per claim reviewed and one per page whose suppressions changed
+(`docpact.claims._ledger`), rewrites no test file and no page, and writes nothing at all
+when it refuses.
 
 `docpact claims --migrate` moves the reviews that earlier releases wrote into the test files
 (`reviewed="TEXT/CODE/TESTED"`) and into the `not-a-claim` markers (`reviewed=STAMP`) into
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from docpact.claims._analysis import Analysis
     from docpact.claims._bindings import Binding
     from docpact.claims._page import Block
+    from docpact.claims._units import Units
 
 __all__ = ["Update", "migrate", "update"]
 
@@ -83,8 +85,10 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
         known = ", ".join(sorted(claims)) or "none"
         msg = f"error: no claim {', '.join(unknown)} on the claims pages (claims: {known})"
         raise DocpactError(msg)
+    from docpact.claims._units import Units
+
     done = Update()
-    head = git_head(config.root)
+    head, now = git_head(config.root), Units(config.root)
     fresh: list[ClaimReview | PageReview] = []
     missing = []
     for claim_id, (page, block) in claims.items():
@@ -95,7 +99,7 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
         if review is not None and _current(analysis, block, binding, review, config):
             done.unchanged.append(claim_id)
             continue
-        units = _run_units(analysis, binding, head)
+        units = _run_units(analysis, binding, head, now)
         if units is None:
             missing.append(f"{binding.function} ({binding.path}:{binding.line}, claim {claim_id})")
             continue
@@ -106,7 +110,8 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
         msg = (
             "error: docpact claims --update reviews a claim's code under test from a results "
             f"file of the current commit (HEAD {commit}) recorded without uncommitted "
-            f"changes and with the property's code as it is now; none records "
+            "changes, with the property's code and its code under test as they are now; "
+            "none records "
             f"{'; '.join(missing)}. Commit your changes, run the properties with "
             "--docpact-results (nox -s tests writes .docpact/results/tests.json), then run "
             "docpact claims --update again; nothing was written"
@@ -140,9 +145,13 @@ def _current(
 
 
 def _run_units(
-    analysis: Analysis, binding: Binding, head: tuple[str | None, bool]
+    analysis: Analysis, binding: Binding, head: tuple[str | None, bool], now: Units
 ) -> dict[str, str] | None:
-    """The units a results file of the current commit recorded for the property, if any."""
+    """The units a results file of the current commit recorded for the property, if any.
+
+    A run counts only where each unit it recorded is as the files are now: a change made
+    since, not committed yet, is code under test that no run has measured.
+    """
     key = (binding.path, binding.node)
     commit, _ = head
     for run in sorted(analysis.runs, key=lambda run: -run.mtime):
@@ -150,7 +159,13 @@ def _run_units(
             continue
         if run.outcomes[key][0] != binding.code or key not in run.units:
             continue
-        return dict(run.units[key])
+        units = run.units[key]
+        if any(
+            (unit := now.get(name)) is None or unit.fingerprint != recorded
+            for name, recorded in units.items()
+        ):
+            continue
+        return dict(units)
     return None
 
 
@@ -199,9 +214,10 @@ def migrate(analysis: Analysis, config: Config) -> Update:
             from its line; nothing is written then.
     """
     from docpact.claims._page import fingerprint
+    from docpact.claims._units import Units
 
     done = Update()
-    head = git_head(config.root)
+    head, now = git_head(config.root), Units(config.root)
     fresh: list[ClaimReview | PageReview] = []
     edits: dict[str, list[tuple[int, int, int, int]]] = {}
     for page, block in analysis.claims:
@@ -214,7 +230,7 @@ def migrate(analysis: Analysis, config: Config) -> Update:
                 why = f"claim {block.argument}: its text changed since the stamp; run --update"
                 done.left.append((binding.path, binding.line, why))
                 continue
-            units = _run_units(analysis, binding, head) or {}
+            units = _run_units(analysis, binding, head, now) or {}
             fresh.append(_review(config, page, block, binding, units, head[0] or ""))
             done.claims[block.argument] = None
             if not units:

@@ -214,8 +214,8 @@ def _reaches_its_subject(subject: Subject) -> list[tuple[str, int, str]]:
         ran = list(review.units)
         where = f"its property {binding.function} ({binding.path}:{binding.line})"
         if not about:
-            folders = tuple(f"{folder.strip('/')}/" for folder in config.paths)
-            if any(name.startswith(folders) or "/" not in name for name in ran):
+            properties = subject.contract.properties
+            if any(_is_own_code(name, config.paths, properties) for name in ran):
                 continue
             message = (
                 f"claim {block.argument}: {where} executed none of the project's own code "
@@ -235,6 +235,21 @@ def _reaches_its_subject(subject: Subject) -> list[tuple[str, int, str]]:
         )
         findings.append((page, block.line, message))
     return findings
+
+
+def _is_own_code(unit: str, paths: tuple[str, ...], properties: tuple[str, ...]) -> bool:
+    """Whether a unit is the project's own code: under `paths` (`.` is the root), not a test's."""
+    path = unit.rpartition("::")[0]
+
+    def under(folders: tuple[str, ...]) -> bool:
+        return any(
+            (folder := name.strip("/")) in {"", "."}
+            or path == folder
+            or path.startswith(f"{folder}/")
+            for name in folders
+        )
+
+    return under(paths) and not under(properties)
 
 
 def _is_in(unit: str, target: str) -> bool:
