@@ -199,7 +199,8 @@ def read_page(text: str) -> Page:
             if reviewed is not None and STAMP.fullmatch(reviewed) is None:
                 message = (
                     f"<!-- docpact: not-a-claim --> has reviewed={reviewed!r}, not 12 hex "
-                    "digits: run docpact claims --update to stamp it"
+                    "digits: remove it (the review ledger holds reviews now), then run docpact "
+                    "claims --update"
                 )
                 problems.append((i + 1, message))
                 continue
