@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""The sessions: tests, docs, site, serve, lint, drift, bench, verl, mutate, claim-strength, fuzz.
+"""The sessions: tests, docs, site, serve, lint, drift, bench, verl, mutate, fuzz.
 
 The repository holds two distributions: docpact at the root and rolloutnorm in
 ``rolloutnorm/``. Each session's environment holds what it needs and no more:
 
-- ``.nox/shared`` (tests, drift, bench, claim-strength): both packages, rolloutnorm with
-  its ``plot`` and ``columnar`` extras (matplotlib, pyarrow), torch's CPU build (about
-  190 MB), the test and site tools, mutmut (its mutation operators);
+- ``.nox/shared`` (tests, drift, bench, fuzz): both packages, rolloutnorm with its ``plot``
+  and ``columnar`` extras (matplotlib, pyarrow), torch's CPU build (about 190 MB), the test
+  and site tools;
 - ``.nox/docs`` (docs, serve): docpact with its Sybil parsers (``docpact coverage`` reads
   the pages with them) and the site tools, no torch; mkdocstrings reads
   rolloutnorm's source without importing it;
@@ -61,8 +61,7 @@ SHARED = (
         ".[sybil]",
         "-e",
         "./rolloutnorm[plot,columnar]",
-        # mutmut's operators for nox -s claim-strength and its tests.
-        *_groups("tests", "distributions", "docs", "mutate"),
+        *_groups("tests", "distributions", "docs"),
     ],
 )
 DOCS = ("docs", ["-e", ".[sybil]", *_groups("docs")])
@@ -175,20 +174,6 @@ def drift(session: nox.Session) -> None:
     python = _use_env(session)
     # The kill count on docs/verification.md is this run's own; CI fails if it changed.
     session.run(python, "scripts/drift.py", "--update-docs", *session.posargs, external=True)
-
-
-@nox.session(name="claim-strength", venv_backend="none")
-def claim_strength(session: nox.Session) -> None:
-    """Run each claim's properties alone against mutants of their code under test (slow).
-
-    ``scripts/claim_strength.py`` prints each claim's kills over the mutants its properties
-    ran to an end, against a floor (50% by default), with the survivors reviewed in
-    ``tests/claim_survivors.toml``; options after ``--`` go to it: ``-- --sample 200``
-    draws 200 mutants, ``-- --claim batch-mass`` measures one claim, ``-- --path
-    rolloutnorm/src/rolloutnorm/_normalize.py`` mutates one file.
-    """
-    python = _use_env(session)
-    session.run(python, "scripts/claim_strength.py", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")

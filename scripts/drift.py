@@ -26,7 +26,6 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "scripts" / "drift_catalogue.toml"
@@ -43,6 +42,8 @@ SCRIPTS = Path(__file__).resolve().parent
 if str(SCRIPTS) not in sys.path:  # run as a script it is; loaded by path, not yet
     sys.path.insert(0, str(SCRIPTS))
 from core_contracts import CORE_PYPROJECT, CoreError, write_core_pyproject  # noqa: E402
+from properties import PropertiesError, read_properties  # noqa: E402
+from properties import run_properties as run_nodes  # noqa: E402
 
 NOT_UNIT = (PAGE_TESTS, "tests/test_site.py", "tests/test_drift_catalogue.py")
 
@@ -259,36 +260,28 @@ def bound_properties(tree: Path) -> dict[str, str]:
     """The claims' properties that the `tests` session runs, as pytest node id to claim ID.
 
     docpact reads the bindings from the tree's test files without importing them, each
-    with its node id (`Class::name` for a method), as `claim_strength.py` reads them.
+    with its node id (`Class::name` for a method), as `scripts/properties.py` reads them.
 
     Raises:
         DriftError: If the tree's claims contracts cannot be read.
     """
-    strength = _claim_strength()
     try:
-        properties, _ = strength.read_properties(tree, "tests")
-    except strength.StrengthError as error:
+        properties, _ = read_properties(tree, "tests")
+    except PropertiesError as error:
         raise DriftError(str(error)) from None
     return {prop.node: prop.claim for prop in properties}
-
-
-def _claim_strength() -> ModuleType:
-    """`scripts/claim_strength.py`, which judges a property's failure by the same rule."""
-    import claim_strength  # on the path with core_contracts
-
-    return claim_strength
 
 
 def run_properties(tree: Path) -> tuple[str | None, set[str]]:
     """Run the bound properties to their end; the evidence of a failure, and the claims failed.
 
-    A claim counts as failed only when its property fails an assertion, the rule
-    `claim_strength.py` kills a mutant by: a property that errors did not check its claim.
+    A claim counts as failed only when its property fails an assertion, as
+    `scripts/properties.py` judges it: a property that errors did not check its claim.
     """
     properties = bound_properties(tree)
     if not properties:
         return "no property is bound to a claim", set()
-    verdicts, _ = _claim_strength().run_properties(tree, list(properties), list(SOURCES), None)
+    verdicts, _ = run_nodes(tree, list(properties), list(SOURCES), None)
     failed = {properties[node] for node, kind in verdicts.items() if kind == "assertion"}
     errors = sorted(
         f"{properties[node]} ({kind})"
