@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -22,6 +23,9 @@ from docpact.claims._analysis import analyse
 from docpact.claims._results import encode
 from docpact.claims._units import Units
 from helpers import run_module
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PAGE = "docs/page.md"
@@ -1062,51 +1066,61 @@ def _version_1(root: Path) -> None:
     replace(root, RESULTS, '"docpact_results": 2', '"docpact_results": 1')
 
 
+SUM_PROPERTY = f"test_sum ({PROPS}:7, claim sum-one)"
+MEAN_PROPERTY = f"test_mean ({PROPS}:12, claim mean-holds)"
+BOTH = (SUM_PROPERTY, MEAN_PROPERTY)
+# How each refused project is made; the properties the refusal names; the check's finding.
 REFUSALS = {
-    "no results file": (lambda root: None, ""),
-    "another commit": (_another_commit, ""),
-    "a dirty tree": (lambda root: record(root, dirty=True), ""),
+    "no results file": (lambda root: None, BOTH, ""),
+    "another commit": (_another_commit, BOTH, ""),
+    "a dirty tree": (lambda root: record(root, dirty=True), BOTH, ""),
     "the property changed since": (
         lambda root: (record(root), replace(root, PROPS, "WEIGHTS) == 1", "WEIGHTS) == 1.0")),
+        (SUM_PROPERTY,),
         "",
     ),
     "the code under test changed since": (
         lambda root: (record(root), replace(root, CODE, "sum(weights)", "sum(list(weights))")),
+        BOTH,
         "",
     ),
     "a truncated file": (
         _truncated,
+        BOTH,
         f"{RESULTS}:1: DP018 {RESULTS} is not a docpact results file: line ",
     ),
     "a version 1 file": (
         _version_1,
+        BOTH,
         f"{RESULTS}:1: DP018 {RESULTS} is not a docpact results file: it is a version 1 "
         "results file, which records no executed units; run pytest --docpact-results again "
         "to write one of version 2",
     ),
     "a foreign file": (
         lambda root: write(root, RESULTS, '{"results": []}\n'),
+        BOTH,
         f"{RESULTS}:1: DP018 {RESULTS} is not a docpact results file: it needs "
         '"docpact_results": 2 (written by pytest --docpact-results)',
     ),
 }
 
 
-@pytest.mark.parametrize(("make", "finding"), REFUSALS.values(), ids=REFUSALS.keys())
+@pytest.mark.parametrize(("make", "named", "finding"), REFUSALS.values(), ids=REFUSALS.keys())
 def test_update_refuses_without_a_results_file_of_this_commit_and_writes_nothing(
-    project: Path, capsys: pytest.CaptureFixture[str], make: object, finding: str
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Path], object],
+    named: tuple[str, ...],
+    finding: str,
 ) -> None:
     """Exit 2 saying how to make a good one; a file that is none is a finding of the check."""
-    make(project)  # type: ignore[operator]
+    make(project)
     before = files(project)
-    status, out, err = run(capsys, "claims", "--update")
-    sum_property = f"test_sum ({PROPS}:7, claim sum-one)"
-    mean_property = f"test_mean ({PROPS}:12, claim mean-holds)"
-    if "WEIGHTS) == 1.0" in (project / PROPS).read_text(encoding="utf-8"):
-        expected = refused(git(project, "rev-parse", "HEAD"), sum_property)
-    else:
-        expected = refused(git(project, "rev-parse", "HEAD"), sum_property, mean_property)
-    assert (status, out, err) == (2, [], expected)
+    assert run(capsys, "claims", "--update") == (
+        2,
+        [],
+        refused(git(project, "rev-parse", "HEAD"), *named),
+    )
     assert files(project) == before
     assert not (project / _ledger.FOLDER).exists()
     if finding:
