@@ -8,7 +8,8 @@ which must be the formula the body divides by. A `names` contract names an objec
 docstring and docs must name a list of identifiers. A `config-defaults` contract holds a
 YAML block on the docs equal to a file as data. A `claims` contract binds each claim of its
 pages to one reviewed property test. A `kinds` contract keeps an object's docstring and docs
-naming every kind, as this docstring does. Other distributions add kinds (a `Kind`, under
+naming every kind, as this docstring does; a `codes` contract, every code of some kinds'
+rules. Other distributions add kinds (a `Kind`, under
 the `docpact.kinds` entry point group). docpact reads the code through griffe's static view
 (the checked package is never imported). The checks run from the command line (`docpact
 check`), inside `mkdocs build` as a griffe extension and the docpact plugin, and in pytest

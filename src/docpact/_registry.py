@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from docpact._kinds.codes import CODES_NAMED
 from docpact._kinds.config_defaults import CONFIG_DEFAULTS
 from docpact._kinds.coverage import COVERAGE_RULES
 from docpact._kinds.divisor import DIVISOR
@@ -46,7 +47,9 @@ __all__ = [
 ENTRY_POINTS = "docpact.kinds"
 """The entry point group under which other distributions register kinds."""
 
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, KIND_NAMES)}
+KINDS: dict[str, Kind] = {
+    kind.name: kind for kind in (DIVISOR, NAMES, CONFIG_DEFAULTS, KIND_NAMES, CODES_NAMED)
+}
 """docpact's own kinds of contract, by the value of their `kind` key."""
 
 DEFAULT_KIND = DIVISOR.name

@@ -104,8 +104,9 @@ def _claim_reworded(project: Path) -> tuple[str, int, str]:
 
 
 def _claim_word_unbound(project: Path) -> tuple[str, int, str]:
-    unbound = "The loss is always exact. Release {{ version }}"
-    drift(project / PAGE, "Release {{ version }}", unbound)
+    """In the section the divisor contract names: the default scope of the claim words."""
+    rows = "`num_trained_rows` the rows trained in the step."
+    drift(project / PAGE, rows, f"{rows} The loss is always exact.")
     line = line_of(project / PAGE, "The loss is always exact.")
     return PAGE, line, "DP016"
 

@@ -88,6 +88,10 @@ class Rule:
 class Kind:
     """A kind of contract: the keys its `[[tool.docpact.contract]]` table takes, and its rules.
 
+    Its hooks, each optional, are how a kind reaches the front ends without their knowing
+    it: `parse` reads its tables, `commands` adds `docpact` subcommands, `site` changes the
+    built pages, and `impact` reports what a change puts at risk beside the contract.
+
     Attributes:
         name: The value of the contract's `kind` key.
         summary: What a contract of this kind keeps, in one line.

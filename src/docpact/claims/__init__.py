@@ -1,14 +1,28 @@
 # SPDX-License-Identifier: MIT
-"""The `claims` kind: every claim on the listed pages is bound to one reviewed property.
+"""The claims extension: every claim on the listed pages is bound to one reviewed property.
 
-A claims contract lists `pages` and the `properties` folders (or files) whose test
-functions carry `@docpact.claim("ID", reviewed=...)`. Its rules, in order: the markers are
-well-formed and the IDs unique (DP012); every claim has exactly one property (DP013); every
-property names a claim that exists, and a session of `noxfile.py` (DP014); each claim's text
-and its property's code still have the fingerprints recorded when the one was last reviewed
-against the other (DP015); outside claim blocks, no sentence uses a claim word without a
-written `not-a-claim` reason (DP016); and no property failed in the results of a test run
-on the commit checked, the files pytest's `--docpact-results` writes (DP018).
+A kind of contract like any other distribution's, registered under the `docpact.kinds`
+entry point; no module of docpact imports it, but the package's `docpact.claim`. A claims
+contract lists `pages` and the `properties` folders (or files) whose test functions carry
+`@docpact.claim("ID")` or `@pytest.mark.docpact_claim("ID")`. Its rules, in order:
+
+- DP012: the claim markers are well-formed and the IDs unique;
+- DP013: every claim has exactly one property;
+- DP014: every binding is well-formed, carries no review, and names a claim that exists and
+  a session of `noxfile.py`;
+- DP015: each claim's text and its property's code are as the review ledger recorded them
+  (`docpact-reviews/`, written by `docpact claims --update`);
+- DP016: outside claim blocks, no sentence in scope uses a claim word without a written
+  `not-a-claim` reason;
+- DP018: no property failed in the results of a test run on the commit checked, the files
+  pytest's `--docpact-results` writes;
+- DP019: no unit of code under test that a claim's review recorded changed since;
+- DP020: every `not-a-claim` block is the one its review recorded;
+- DP021: each claim's property executed the code the claim is about.
+
+`docpact impact` reports a claim (DP101) or a suppression (DP103) that a change touches.
+The kind's page hook draws the claim boxes (`Kind.site`), whichever builder calls it, and
+its pytest plugin (the `pytest11` entry point) writes the results.
 """
 
 from __future__ import annotations
