@@ -191,8 +191,8 @@ def test_the_command_line_reports_the_new_kinds(
     [
         (
             'kind = "ratio"\nobject = "ratio.x"\n',
-            "kind must be one of ['claims', 'config-defaults', 'divisor', 'kinds', 'names'], "
-            "got 'ratio'",
+            "kind must be one of ['claims', 'codes', 'config-defaults', 'divisor', 'kinds', "
+            "'names'], got 'ratio'",
         ),
         ('kind = "names"\nobject = "ratio.x"\n', "names must be a non-empty list of Python names"),
         (
