@@ -1312,7 +1312,7 @@ LEDGER_PROBLEMS = {
     "a key of the wrong type": (
         SUM_FILE,
         lambda text: text.replace('"title": ""', '"title": 7'),
-        1,
+        "title",
         f"{SUM_FILE}: key 'title' must be a str, got 7: delete the file and run docpact claims "
         "--update to write it again",
     ),
@@ -1326,19 +1326,19 @@ LEDGER_PROBLEMS = {
     "units that are no map of strings": (
         SUM_FILE,
         lambda text: text.replace('"units": {', '"units": {"x": 1, '),
-        1,
+        "units",
         f"{SUM_FILE}: key 'units' must map strings to strings",
     ),
     "a file named for another claim": (
         SUM_FILE,
         lambda text: text.replace('"claim": "sum-one"', '"claim": "mean-holds"'),
-        1,
+        "claim",
         f"{SUM_FILE} reviews claim 'mean-holds', which belongs in {MEAN_FILE}",
     ),
     "a page's entry without its block": (
         PAGE_FILE,
         lambda text: text.replace('"block"', '"blok"'),
-        1,
+        "suppressions",
         f"{PAGE_FILE}: suppressions[0] needs the strings reason and block",
     ),
 }
@@ -1352,16 +1352,21 @@ def test_a_bad_ledger_file_is_dp015_at_its_line_saying_how_to_fix_it(
     capsys: pytest.CaptureFixture[str],
     path: str,
     edit: object,
-    line: int | None,
+    line: int | str | None,
     message: str,
 ) -> None:
-    """The review it held counts as none; `--update` writes it again from the run."""
+    """The review it held counts as none; `--update` writes it again from the run.
+
+    A problem of a key is at the key's line (a key missing: the file's first).
+    """
     text = (reviewed / path).read_text(encoding="utf-8")
     edited = edit(text)  # type: ignore[operator]
     assert edited != text
     write(reviewed, path, edited)
     if line is None:  # where json reports it
         line = next(n for n, row in enumerate(edited.splitlines(), 1) if row.startswith(' "page"'))
+    elif isinstance(line, str):  # the key's own line
+        line = next(n for n, row in enumerate(edited.splitlines(), 1) if f'"{line}"' in row)
     status, out, _ = run(capsys, "check")
     assert status == 1
     assert out[0] == f"{path}:{line}: DP015 {message}"

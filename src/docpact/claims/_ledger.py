@@ -158,8 +158,9 @@ def read_ledger(root: Path) -> Ledger:
     for kind in ("claims", "pages"):
         for file in sorted((folder / kind).rglob("*.json")) if (folder / kind).is_dir() else []:
             where = file.relative_to(root).as_posix()
+            text = ""
             try:
-                data = _document(file, where)
+                text, data = _document(file, where)
                 if kind == "claims":
                     review = _claim(data, where)
                     claims[review.claim] = review
@@ -167,17 +168,25 @@ def read_ledger(root: Path) -> Ledger:
                     page = _page(data, where)
                     pages[page.page] = page
             except _Problem as problem:
-                problems.append((where, problem.line, problem.message))
+                problems.append((where, problem.at(text), problem.message))
     return Ledger(claims, pages, tuple(problems))
 
 
 class _Problem(Exception):
-    def __init__(self, line: int, message: str) -> None:
+    """A ledger file that is no review, at a line or at the first line of a key."""
+
+    def __init__(self, line: int, message: str, key: str = "") -> None:
         super().__init__(message)
-        self.line, self.message = line, message
+        self.line, self.message, self.key = line, message, key
+
+    def at(self, text: str) -> int:
+        """The problem's line: its key's first in the file's text, where it names one."""
+        if self.key and (found := re.search(rf'"{re.escape(self.key)}"\s*:', text)):
+            return text.count("\n", 0, found.start()) + 1
+        return self.line
 
 
-def _document(file: Path, where: str) -> dict[str, Any]:
+def _document(file: Path, where: str) -> tuple[str, dict[str, Any]]:
     try:
         text = read_text(file)
     except Unreadable as error:
@@ -198,7 +207,7 @@ def _document(file: Path, where: str) -> dict[str, Any]:
         raise _Problem(1, f"{where}: its JSON nests too deeply") from None
     if not isinstance(data, dict):
         raise _Problem(1, f"{where} must hold one JSON object")
-    return data
+    return text, data
 
 
 def _key(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
@@ -208,7 +217,7 @@ def _key(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
             f"{where}: key {key!r} must be a {kind.__name__}, got {value!r}: delete the file "
             "and run docpact claims --update to write it again"
         )
-        raise _Problem(1, msg)
+        raise _Problem(1, msg, key)
     return value
 
 
@@ -216,7 +225,7 @@ def _strings(data: dict[str, Any], key: str, where: str) -> dict[str, str]:
     value = _key(data, key, dict, where)
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         msg = f"{where}: key {key!r} must map strings to strings"
-        raise _Problem(1, msg)
+        raise _Problem(1, msg, key)
     return value
 
 
@@ -224,7 +233,7 @@ def _claim(data: dict[str, Any], where: str) -> ClaimReview:
     claim = _key(data, "claim", str, where)
     if where != claim_file(claim):
         msg = f"{where} reviews claim {claim!r}, which belongs in {claim_file(claim)}"
-        raise _Problem(1, msg)
+        raise _Problem(1, msg, "claim")
     prop = _key(data, "property", dict, where)
     return ClaimReview(
         claim,
@@ -244,14 +253,14 @@ def _page(data: dict[str, Any], where: str) -> PageReview:
     page = _key(data, "page", str, where)
     if where != page_file(page):
         msg = f"{where} reviews page {page!r}, whose reviews belong in {page_file(page)}"
-        raise _Problem(1, msg)
+        raise _Problem(1, msg, "page")
     found = []
     for i, entry in enumerate(_key(data, "suppressions", list, where)):
         values = entry if isinstance(entry, dict) else {}
         reason, block = values.get("reason"), values.get("block")
         if not isinstance(reason, str) or not isinstance(block, str):
             msg = f"{where}: suppressions[{i}] needs the strings reason and block"
-            raise _Problem(1, msg)
+            raise _Problem(1, msg, "suppressions")
         found.append((reason, block))
     return PageReview(page, tuple(found))
 

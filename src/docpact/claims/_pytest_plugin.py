@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["pytest_addoption", "pytest_configure"]
 
 _MARKER = (
-    "docpact_claim(claim_id, reviewed='', session=''): binds a property test to the docs "
+    "docpact_claim(claim_id, session=''): binds a property test to the docs "
     "claim it checks (docpact)"
 )
 _PARAMETERS = re.compile(r"\[.*\]\Z", re.DOTALL)
