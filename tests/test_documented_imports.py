@@ -90,9 +90,6 @@ DOCUMENTED = {
 UNDOCUMENTED = {
     # latex2mathml documents latex2mathml.converter.convert and its command line only.
     "latex2mathml.tokenizer.tokenize": "src/docpact/_readers/markdown/latex.py",
-    # Public, but without a docstring and outside Sybil's API reference (its Lexing section
-    # lists BlockLexer and LexingException); a chain of the lexers' regions does the same.
-    "sybil.parsers.abstract.lexers.LexerCollection": "src/docpact/sybil/_python.py",
 }
 
 

@@ -11,8 +11,8 @@ Reviews live in the review ledger (`docpact.claims._ledger`), not in the test fi
 decorator, is still read, so that `docpact claims --migrate` can move it into the ledger and
 remove it; the checks report it until then.
 
-Only the files whose text names the marker or `claim(` are parsed: a cheap scan of the text
-finds them first.
+Only the files whose text names the marker or imports docpact are parsed: a cheap scan of
+the text finds them first.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def read_bindings(
 ) -> tuple[list[Binding], list[tuple[str, int, str]]]:
     """Read every binding of the Python files under `paths`, in path and line order.
 
-    A file is parsed only when its text names the marker or calls something `claim`.
+    A file is parsed only when its text names the marker or imports docpact.
 
     Args:
         root: The project root.
@@ -122,9 +122,9 @@ def read_bindings(
     return bindings, problems
 
 
-# What a file that binds a property holds: the marker, or a call of `claim` (`@claim(`,
-# `@docpact.claim(`, under any spacing).
-_BOUND = re.compile(rf"{MARKER}|\bclaim\s*\(")
+# What a file that binds a property holds: the marker, or an import of docpact, whose
+# `claim` it may use under any name (`from docpact import claim as c`).
+_BOUND = re.compile(rf"{MARKER}|\b(?:from|import)\s+docpact\b")
 
 
 def read_text_bindings(text: str, where: str) -> list[Binding]:

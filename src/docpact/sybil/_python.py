@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.abstract.doctest import DocTestStringParser
-from sybil.parsers.abstract.lexers import LexerCollection
 from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer, FencedCodeBlockLexer
 
 from docpact._readers.markdown.fences import PYTHON, fence_language
@@ -39,15 +38,13 @@ class PythonFenceParser:
     def __init__(self, future_imports: Sequence[str] = (), doctest_optionflags: int = 0) -> None:
         self._doctests = DocTestStringParser(DocTestEvaluator(doctest_optionflags))
         self._evaluator = PythonEvaluator(future_imports)
-        self._lexers = LexerCollection(
-            [
-                FencedCodeBlockLexer(r".+", mapping={"language": "info", "source": "source"}),
-                DirectiveInHTMLCommentLexer(
-                    r"(invisible-)?code(-block)?",
-                    arguments=".+",
-                    mapping={"arguments": "info", "source": "source"},
-                ),
-            ]
+        self._lexers = (
+            FencedCodeBlockLexer(r".+", mapping={"language": "info", "source": "source"}),
+            DirectiveInHTMLCommentLexer(
+                r"(invisible-)?code(-block)?",
+                arguments=".+",
+                mapping={"arguments": "info", "source": "source"},
+            ),
         )
 
     def __call__(self, document: Document) -> Iterator[Region]:
@@ -59,7 +56,8 @@ class PythonFenceParser:
         Yields:
             One region per `>>>` example of a console session, one per block of code.
         """
-        for region in self._lexers(document):
+        # Each lexer's regions in turn, as Sybil's own parsers chain them.
+        for region in (found for lexer in self._lexers for found in lexer(document)):
             language = fence_language(str(region.lexemes["info"]))
             if language not in PYTHON:
                 continue
