@@ -301,7 +301,7 @@ def test_a_binding_under_another_name_is_read(tmp_path: Path) -> None:
     [
         "# pytest.mark.docpact_claim binds a property\ndef test_a(:\n",
         "from docpact import claim\n\n\ndef test_a(:\n",
-        "import docpact\n\n\n@docpact.claim (\"a\")\ndef test_a(:\n",
+        'import docpact\n\n\n@docpact.claim ("a")\ndef test_a(:\n',
     ],
     ids=["the marker's name", "an import of claim", "an import of docpact"],
 )
