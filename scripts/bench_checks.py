@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The check budget: `docpact check` of the core contracts timed against griffe's own load.
+"""The check budget: `docpact check` timed against griffe's own load, with and without claims.
 
 This is docpact's one speed budget; later work cites it rather than defining its own.
-What is timed is `docpact check` with every contract but the claims ones (the copy of
-pyproject.toml that `core_contracts.py` writes beside the original, given by `--pyproject`),
-on this repository and on the fixture adopter (tests/samples/adopter_project), in one run.
+What is timed is `docpact check` with every contract, the claims extension's included, and
+with every contract but the claims ones (the copy of pyproject.toml that `core_contracts.py`
+writes beside the original, given by `--pyproject`), on this repository and on the fixture
+adopter (tests/samples/adopter_project), in one run.
 The reference loads, with a plain `griffe.GriffeLoader` and no extension, every package those
 contracts name, from their search paths: the least a static check of them must do.
 
@@ -16,8 +17,8 @@ survives it, and neither writes a cache to disk. What a user's machine keeps fro
 to the next stays: the system's file cache, and Python's bytecode cache
 (`PYTHONDONTWRITEBYTECODE` is left out of the commands' environment), which the untimed
 round warms. The limit, per project: `docpact check` at most `RATIO` times griffe's load,
-or, where that load takes under `FLOOR` seconds, at most `MARGIN` seconds more than it.
-`--check` exits 1 when a project is over its limit.
+or, where that load takes under `FLOOR` seconds, at most `MARGIN` seconds more than it, for
+both checks. `--check` exits 1 when a project is over its limit.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ RATIO = 1.3
 FLOOR = 0.2
 MARGIN = 0.1
 CHECK = "docpact check"
+CHECK_ALL = "with claims"
 LOAD = "griffe load"
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path, not as a script
@@ -105,11 +107,12 @@ def limit(load: float) -> float:
 
 
 def commands(root: Path, pyproject: Path) -> dict[str, list[str]]:
-    """The two timed commands for the project at ``root``: the check and griffe's load.
+    """The timed commands for the project at ``root``: the checks and griffe's load.
 
     Args:
-        root: The project's folder, where both commands run.
-        pyproject: The copy of its pyproject.toml without the claims contracts.
+        root: The project's folder, where the commands run.
+        pyproject: The copy of its pyproject.toml without the claims contracts, beside the
+            project's own, which the check of every contract reads.
 
     Returns:
         Each command's name and its arguments.
@@ -131,6 +134,7 @@ def commands(root: Path, pyproject: Path) -> dict[str, list[str]]:
     reference = [sys.executable, "-c", _REFERENCE, json.dumps(paths), json.dumps(packages)]
     return {
         CHECK: [sys.executable, "-m", "docpact", "check", "--pyproject", pyproject.name],
+        CHECK_ALL: [sys.executable, "-m", "docpact", "check", "--pyproject", "pyproject.toml"],
         LOAD: reference,
     }
 
@@ -195,14 +199,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     over = False
     for root, named in timings.items():
-        check, load = named[CHECK], named[LOAD]
-        verdict = "met" if check <= limit(load) else "MISSED"
+        load = named[LOAD]
+        checks = {name: named[name] for name in (CHECK, CHECK_ALL) if name in named}
+        verdict = "met" if max(checks.values()) <= limit(load) else "MISSED"
         over |= verdict == "MISSED"
         rule = f"{RATIO}x the load" if load >= FLOOR else f"the load + {MARGIN * 1e3:.0f} ms"
         print(f"{root}:")
         for name, seconds in named.items():
             print(f"  {name:>13}: {seconds * 1e3:8.1f} ms (median of {args.rounds})")
-        print(f"  {'ratio':>13}: {check / load:8.3f}")
+        ratios = ", ".join(f"{checks[name] / load:.3f}" for name in checks)
+        print(f"  {'ratio':>13}: {ratios}")
         print(f"  {'limit':>13}: {limit(load) * 1e3:8.1f} ms ({rule}: {verdict})")
     return 1 if args.check and over else 0
 

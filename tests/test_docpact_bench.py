@@ -43,13 +43,14 @@ def test_the_reference_fails_on_a_package_it_cannot_find(project: Path) -> None:
     assert subprocess.run(reference, cwd=project, check=False, capture_output=True).returncode
 
 
-def test_the_check_timed_leaves_the_claims_contracts_out(tmp_path: Path) -> None:
-    """On the adopter, the check timed reads the copy without its claims contract, beside it."""
+def test_one_check_timed_leaves_the_claims_contracts_out_and_one_keeps_them(tmp_path: Path) -> None:
+    """On the adopter, one check reads the copy without its claims contract, one the whole."""
     adopter = copy_project("adopter_project", tmp_path)
     core = write_core_pyproject(adopter / "pyproject.toml")
     assert core.parent == adopter
     timed = bench.commands(adopter, core)
     assert timed[bench.CHECK][-2:] == ["--pyproject", core.name]
+    assert timed[bench.CHECK_ALL][-2:] == ["--pyproject", "pyproject.toml"]
     kinds = [c.kind for c in load_config(adopter / "pyproject.toml").contracts]
     assert "claims" in kinds
     assert [c.kind for c in load_config(core).contracts] == [k for k in kinds if k != "claims"]
@@ -83,6 +84,10 @@ def test_limits_are_judged_per_project_and_check_fails_the_one_over(
     assert "limit:    200.0 ms (the load + 100 ms: MISSED)" in out
     timings[slow][bench.CHECK] = 0.2
     assert bench.main([*arguments, "--check"]) == 0
+    # The check with the claims contracts is held to the same limit.
+    timings[slow][bench.CHECK_ALL] = 0.21
+    assert bench.main([*arguments, "--check"]) == 1
+    assert "ratio: 2.000, 2.100" in capsys.readouterr().out
 
 
 @pytest.mark.slow
@@ -95,6 +100,7 @@ def test_both_projects_are_timed_in_one_run_beside_their_limits(
     assert f"{bench.ROOT}:\n" in out
     assert f"{bench.ROOT / bench.ADOPTER}:\n" in out
     assert out.count("docpact check:") == 2
+    assert out.count("with claims:") == 2
     assert out.count("griffe load:") == 2
     assert not (bench.ROOT / CORE_PYPROJECT).exists()
     assert not (bench.ROOT / bench.ADOPTER / CORE_PYPROJECT).exists()
