@@ -1,22 +1,18 @@
 # SPDX-License-Identifier: MIT
-"""What a change puts at risk: the contracts, claims and suppressions on its changed lines.
+"""What a change puts at risk: the contracts on its changed lines, and what their kinds add.
 
 Changed lines are those that differ between a revision and the working tree.
 
-What each depends on, by file and lines:
-
-- a contract: its own table in `pyproject.toml`; its object's definition, docstring
-  included (a module: its whole file; an object no longer found: the file of the nearest
-  module of its name that is, or any file that module could be); its `file`; and each of
-  its docs sections, from the heading to the next of its level (a page no longer read, or a
-  section no longer found: the whole page);
-- a claim: its block on the page, its property's function with its decorators, and every
-  unit of its code under test (`docpact.claims._reach`);
-- a suppression: its marker and block.
+A contract depends on its own table in `pyproject.toml`; its object's definition, docstring
+and decorators included, as griffe reads it (a module: its whole file; an object no longer
+found: the file of the nearest module of its name that is, or any file that module could
+be); its `file`; and each of its docs sections, from the heading to the next of its level (a
+page no longer read, or a section no longer found: the whole page). A kind reports more of
+its contracts through its `impact` hook: the claims extension, each claim and suppression.
 
 Each is reported once, at its own line (a contract at its table in `pyproject.toml`),
-naming what changed. The change is read with git (`docpact._readers.git`); nothing is
-imported or run.
+naming what changed. The change is read with git (`docpact._readers.git`), the code with
+griffe; nothing is imported or run.
 """
 
 from __future__ import annotations
