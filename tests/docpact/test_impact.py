@@ -113,6 +113,29 @@ def test_a_claims_code_under_test_is_its_reviews_units_where_they_are_now(
     )
 
 
+def test_a_unit_of_the_code_under_test_gone_puts_its_claim_at_risk(
+    adopter: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A unit the review recorded that the change removes puts the claim at risk at its file."""
+    metrics, recorded = adopter / "agentrl/metrics.py", "agentrl/metrics.py::kept_fraction"
+    review = read_ledger(adopter).claims["mass-per-rollout"]
+    unit = Units(adopter).get(recorded)
+    assert unit is not None
+    write(adopter, [replace(review, units={recorded: unit.fingerprint})])
+    _git(adopter, "commit", "-qam", "the review records kept_fraction")
+    drift(metrics, "def kept_fraction(", "def kept_share_of(")
+    drift(metrics, '__all__ = ["StepCounts", "kept_fraction"]', '__all__ = ["StepCounts"]')
+    status, lines, _ = _impact(capsys)
+    claim, changed = line_of(adopter / PAGE, CLAIM), line_of(metrics, "__all__ = ")
+    assert (status, [line for line in lines if " DP101 " in line]) == (
+        1,
+        [
+            f"{PAGE}:{claim}: DP101 claim mass-per-rollout depends on changed lines: "
+            f"{recorded}, no longer found (agentrl/metrics.py:{changed})"
+        ],
+    )
+
+
 def test_a_reworded_claim_and_its_section_are_listed_at_their_lines(
     adopter: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

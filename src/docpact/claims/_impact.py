@@ -3,8 +3,8 @@
 
 `docpact impact` calls it through the kind's `impact` hook. A claim depends on its block on
 the page, its property's function with its decorators, and each unit of its code under test
-that its review recorded (`docpact.claims._ledger`), where the unit is now; a suppression on
-its marker and block.
+that its review recorded (`docpact.claims._ledger`), where the unit is now (one no longer
+found: its whole file); a suppression on its marker and block.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ def impact(
                 unit = units.get(name)
                 if unit is not None:
                     spans.append((name, unit.path, unit.first, unit.last))
+                else:  # removed or renamed: its file, wherever the change touches it
+                    spans.append((f"{name}, no longer found", name.rpartition("::")[0], 1, 0))
         if hits := touched(spans):
             message = f"claim {block.argument} depends on changed lines: {hits}"
             found.append(CLAIM_AT_RISK.finding(page, block.line, message))
