@@ -1478,6 +1478,32 @@ def test_migrate_moves_the_stamps_into_the_ledger_and_removes_them(
     assert run(capsys, "check") == (0, [], "")
 
 
+def test_a_claim_migrated_without_a_run_is_reviewed_by_the_next_update_from_one(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stamp migrated with no results file records no units; --update then records them."""
+    config = load_config(project / "pyproject.toml")
+    blocks = {b.argument: b for _, b in analyse(config.contracts[0], config).claims}  # type: ignore[arg-type]
+    other = "0" * 12
+    stamps = (blocks["sum-one"].fingerprint, other, other, blocks["mean-holds"].fingerprint)
+    write(project, PROPS, STAMPED_PROPS.format(*stamps, other, other))
+    commit(project)
+    assert run(capsys, "claims", "--migrate")[0] == 1
+    assert [review["units"] for review in ledger(project).values()] == [{}, {}]
+    commit(project)
+    record(project)
+    status, out, _ = run(capsys, "claims", "--update")
+    assert (status, out[3]) == (
+        0,
+        "2 claim reviews and 1 page review written, 0 claims unchanged, 3 files written",
+    )
+    assert ledger(project)[SUM_FILE]["units"] == {  # type: ignore[index]
+        f"{PROPS}::test_sum": Units(project).get(f"{PROPS}::test_sum").fingerprint,  # type: ignore[union-attr]
+        TOTAL: Units(project).get(TOTAL).fingerprint,  # type: ignore[union-attr]
+    }
+    assert run(capsys, "check") == (0, [], "")
+
+
 # Against a real run of the properties.
 
 

@@ -131,11 +131,15 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
 def _current(
     analysis: Analysis, block: Block, binding: Binding, review: ClaimReview, config: Config
 ) -> bool:
-    """Whether a claim's review still holds: text, property and code under test unchanged."""
+    """Whether a claim's review still holds: text, property and code under test unchanged.
+
+    A review that recorded no code under test (a migration without a run) is reviewed again
+    from a run: its property executes at least itself.
+    """
     from docpact.claims._analysis import changed
     from docpact.claims._units import Units
 
-    if changed(block, binding, review):
+    if changed(block, binding, review) or not review.units:
         return False
     units = Units(config.root)
     return all(
