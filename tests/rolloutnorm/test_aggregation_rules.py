@@ -16,6 +16,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from docpact import claim
 from rolloutnorm import aggregation_masses
 
 
@@ -53,6 +54,7 @@ def splits(draw: st.DrawFn, mode: str, loss_scale_factor: int | None = None) -> 
     return Split(rows, tokens, len(counts), width, masses)
 
 
+@claim("agg-token-mean")
 @settings(max_examples=200, deadline=None)
 @given(splits("token-mean"))
 def test_rule_token_mean(split: Split) -> None:
@@ -62,6 +64,7 @@ def test_rule_token_mean(split: Split) -> None:
         assert mass == pytest.approx(split.tokens[rollout] / total, rel=1e-12)
 
 
+@claim("agg-token-sum")
 @settings(max_examples=200, deadline=None)
 @given(splits("token-sum"))
 def test_rule_token_sum(split: Split) -> None:
@@ -70,6 +73,7 @@ def test_rule_token_sum(split: Split) -> None:
         assert mass == split.tokens[rollout]
 
 
+@claim("agg-seq-mean-token-sum")
 @settings(max_examples=200, deadline=None)
 @given(splits("seq-mean-token-sum"))
 def test_rule_seq_mean_token_sum(split: Split) -> None:
@@ -78,6 +82,7 @@ def test_rule_seq_mean_token_sum(split: Split) -> None:
         assert mass == pytest.approx(split.tokens[rollout] / split.num_rows, rel=1e-12)
 
 
+@claim("agg-seq-mean-token-mean")
 @settings(max_examples=200, deadline=None)
 @given(splits("seq-mean-token-mean"))
 def test_rule_seq_mean_token_mean(split: Split) -> None:
@@ -89,6 +94,7 @@ def test_rule_seq_mean_token_mean(split: Split) -> None:
         assert mass == pytest.approx(split.rows[rollout] / split.num_rows, rel=1e-12)
 
 
+@claim("agg-seq-mean-token-sum-norm")
 @settings(max_examples=200, deadline=None)
 @given(st.none() | st.integers(1, 4096), st.data())
 def test_rule_seq_mean_token_sum_norm(loss_scale_factor: int | None, data: st.DataObject) -> None:
@@ -104,6 +110,7 @@ def test_rule_seq_mean_token_sum_norm(loss_scale_factor: int | None, data: st.Da
         assert mass == pytest.approx(expected, rel=1e-12)
 
 
+@claim("agg-per-rollout-mean")
 @settings(max_examples=200, deadline=None)
 @given(splits("per_rollout_mean"))
 def test_rule_per_rollout_mean(split: Split) -> None:
