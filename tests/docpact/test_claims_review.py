@@ -10,7 +10,9 @@ its own process, so that what the review records is what the run executed.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -1140,6 +1142,22 @@ def test_update_reads_the_newest_results_file_that_counts(
     assert main(["claims", "--update"]) == 0
     fingerprint = Units(project).get(TOTAL).fingerprint  # type: ignore[union-attr]
     assert ledger(project)[SUM_FILE]["units"][TOTAL] == fingerprint  # type: ignore[index]
+
+
+def test_update_reads_the_units_of_a_run_the_property_passed_over_a_newer_skip(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A newer run that skipped the property part way records part of its code under test."""
+    record(project)
+    skipped = json.loads((project / RESULTS).read_text(encoding="utf-8"))
+    for entry in skipped["properties"]:
+        entry["outcome"] = "skipped"
+        entry["units"] = {k: v for k, v in entry["units"].items() if k != TOTAL}
+    newer = project / ".docpact/results/other.json"
+    newer.write_text(json.dumps(skipped), encoding="utf-8")
+    os.utime(newer, (time.time() + 60, time.time() + 60))
+    assert main(["claims", "--update"]) == 0
+    assert TOTAL in ledger(project)[SUM_FILE]["units"]  # type: ignore[operator]
 
 
 def test_a_ledger_file_that_cannot_be_written_exits_2_naming_it(

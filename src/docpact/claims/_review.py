@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from docpact.claims._analysis import Analysis
     from docpact.claims._bindings import Binding
     from docpact.claims._page import Block
+    from docpact.claims._results import Run
     from docpact.claims._units import Units
 
 __all__ = ["Update", "migrate", "update"]
@@ -154,11 +155,16 @@ def _run_units(
     """The units a results file of the current commit recorded for the property, if any.
 
     A run counts only where each unit it recorded is as the files are now: a change made
-    since, not committed yet, is code under test that no run has measured.
+    since, not committed yet, is code under test that no run has measured. A run in which
+    the property passed comes first, the newest first: a skip may stop it part way.
     """
     key = (binding.path, binding.node)
     commit, _ = head
-    for run in sorted(analysis.runs, key=lambda run: -run.mtime):
+
+    def order(run: Run) -> tuple[bool, float]:
+        return run.outcomes.get(key, ("", ""))[1] != "passed", -run.mtime
+
+    for run in sorted(analysis.runs, key=order):
         if run.commit != commit or run.dirty or key not in run.outcomes:
             continue
         if run.outcomes[key][0] != binding.code or key not in run.units:
