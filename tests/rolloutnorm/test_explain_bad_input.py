@@ -326,11 +326,25 @@ def test_a_set_value_nested_600_deep_is_a_usage_error(tmp_path, capsys):
         ("9" * 5000, "an integer of 5000 digits, more than the 4300 Python converts"),
         ("2024-13-45", "'2024-13-45' is no timestamp: month must be in 1..12"),
         ("!!int x", "'x' is no int: invalid literal for int() with base 10: 'x'"),
+        ("!!bool x", "'x' is no bool"),
+        ("!!float", "'' is no float"),
+        (
+            "1" + ":59" * 200 + ".5",
+            "'1:59:59:59:59:59:59:59:59:59:59:59:59:59'... is no float: "
+            "int too large to convert to float",
+        ),
     ],
-    ids=["5,000 digits", "13th month", "tagged int"],
+    ids=[
+        "5,000 digits",
+        "13th month",
+        "tagged int",
+        "tagged bool",
+        "empty tagged float",
+        "sexagesimal float past a float",
+    ],
 )
 def test_a_set_value_yaml_cannot_build_is_a_usage_error(value, reason, tmp_path, capsys):
-    """A scalar PyYAML matches but cannot build (ValueError inside it) is named, exit 2."""
+    """A scalar PyYAML matches but cannot build (an error inside it) is named, exit 2."""
     (tmp_path / "batch.jsonl").write_bytes(OK)
     with pytest.raises(SystemExit) as exit_:
         main(
@@ -370,8 +384,10 @@ def test_a_config_clip_ratio_past_a_float_names_its_key(sign, tmp_path, capsys):
          "3: an integer of 5000 digits, more than the 4300 Python converts"),
         ("trainer:\n  started: 2024-13-45\n",
          "2: '2024-13-45' is no timestamp: month must be in 1..12"),
+        ("actor_rollout_ref:\n  actor:\n    clip_ratio_c: !!bool x\n", "3: 'x' is no bool"),
+        ("actor_rollout_ref:\n  actor:\n    clip_ratio_c: !!float\n", "3: '' is no float"),
     ],
-    ids=["5,000 digits", "13th month"],
+    ids=["5,000 digits", "13th month", "tagged bool", "empty tagged float"],
 )  # fmt: skip
 def test_a_config_value_yaml_cannot_build_is_located(content, message, tmp_path, capsys):
     """A value PyYAML matches but cannot build is one ``path:LINE:`` line, not a ValueError."""

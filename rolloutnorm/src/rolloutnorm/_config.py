@@ -250,9 +250,11 @@ class _BoundedLoader(yaml.SafeLoader):
     def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
         try:
             return super().construct_object(node, deep=deep)
-        except (ValueError, TypeError, AttributeError) as error:
+        except (ValueError, TypeError, AttributeError, LookupError, ArithmeticError) as error:
             # PyYAML's constructors raise these for a scalar that matches a tag's pattern but
-            # is no value of it: an integer past Python's digit limit, a 13th month, `!!int x`.
+            # is no value of it: an integer past Python's digit limit, a 13th month, `!!int x`,
+            # `!!bool x` (a KeyError), an empty `!!float` (an IndexError), a sexagesimal
+            # float past a float's range (an OverflowError).
             raise _YamlRefused(node.start_mark.line + 1, _unreadable(node, error)) from None
 
     def _expanded_size(self, node: yaml.Node) -> int:
@@ -306,8 +308,9 @@ def _unreadable(node: yaml.Node, error: Exception) -> str:
             f"{sys.get_int_max_str_digits()} Python converts"
         )
     shown = repr(value) if len(value) <= 40 else f"{value[:40]!r}..."
-    # A ValueError says what is wrong (month must be in 1..12); the others are PyYAML's own.
-    reason = str(error).split(";")[0] if isinstance(error, ValueError) else ""
+    # A ValueError or OverflowError says what is wrong (month must be in 1..12); the others
+    # are PyYAML's own.
+    reason = str(error).split(";")[0] if isinstance(error, ValueError | OverflowError) else ""
     return f"{shown} is no {kind}{': ' if reason else ''}{reason}"
 
 
