@@ -344,6 +344,23 @@ def test_a_malformed_batch_is_refused_as_the_normalization_refuses_it(mask, ids,
         aggregation_masses(mask, ids)
 
 
+@pytest.mark.parametrize("loss_scale_factor", [10**19, 2**64, 10**300])
+def test_a_loss_scale_factor_past_int64_divides_as_a_float(loss_scale_factor) -> None:
+    """seq-mean-token-sum-norm divides by a factor past int64 in float64, no OverflowError."""
+    result = aggregation_masses(
+        torch.ones(4, 2), ["a", "a", "b", "c"], loss_scale_factor=loss_scale_factor
+    )
+    expected = [4 / (4 * float(loss_scale_factor)), 2 / (4 * float(loss_scale_factor))]
+    assert result["seq-mean-token-sum-norm"].tolist() == [expected[0], expected[1], expected[1]]
+
+
+def test_a_loss_scale_factor_past_a_float_is_an_error_naming_it() -> None:
+    """A factor no float holds (400 digits) is refused under its name."""
+    message = "loss_scale_factor must be a positive int a float can hold, got one past it"
+    with pytest.raises(RolloutNormError, match=message):
+        aggregation_masses(torch.ones(4, 2), ["a", "a", "b", "c"], loss_scale_factor=10**400)
+
+
 def test_a_plan_that_trains_no_row_gives_every_mode_no_mass_whatever_its_mini_batch() -> None:
     """A mini-batch larger than int64 trains no row: zeros, not an OverflowError (fuzzing)."""
     response_mask = torch.ones(4, 3)

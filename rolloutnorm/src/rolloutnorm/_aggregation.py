@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 from collections.abc import Hashable, Mapping, Sequence
 
@@ -131,7 +132,8 @@ def aggregation_masses(
         RolloutNormError: If the mask or the ids are malformed (as in the normalization),
             ``plan`` is not a plan over these rows or marks a padding row with response
             tokens, a mode is unknown (the message lists the known ones), ``dp_size``
-            does not divide the mini-batch size, or a count is not a positive int.
+            does not divide the mini-batch size, a count is not a positive int, or
+            ``loss_scale_factor`` is past a float's range.
 
     Examples:
         Rollout ``"a"`` split into two rows, ``"b"`` in one, all trained in one step:
@@ -153,6 +155,9 @@ def aggregation_masses(
     dp_size = as_count(dp_size, "dp_size")
     if loss_scale_factor is not None:
         loss_scale_factor = as_count(loss_scale_factor, "loss_scale_factor")
+        if loss_scale_factor > sys.float_info.max:
+            msg = "loss_scale_factor must be a positive int a float can hold, got one past it"
+            raise RolloutNormError(msg)
     num_rows, width = response_mask.shape
     row_tokens, probes = count_row_tokens(response_mask)
     ids = encode_ids(rollout_ids, num_rows=num_rows, device=response_mask.device)
@@ -186,7 +191,7 @@ def aggregation_masses(
             step,
             units=units,
             mini_batch_size=mini_batch_size,
-            scale=width if loss_scale_factor is None else loss_scale_factor,
+            scale=float(width if loss_scale_factor is None else loss_scale_factor),
             num_trained_rows=num_trained_rows,
             size=ids.size,
         )
@@ -249,11 +254,14 @@ def _row_masses(
     *,
     units: int,
     mini_batch_size: int,
-    scale: int,
+    scale: float,
     num_trained_rows: int,
     size: int,
 ) -> dict[str, torch.Tensor]:
-    """Every kept row's mass under each mode, from its float64 token count."""
+    """Every kept row's mass under each mode, from its float64 token count.
+
+    ``scale`` is a float: a divisor past 2**64 is an OverflowError in torch, not a float64.
+    """
     step_tokens = torch.zeros(units, dtype=torch.float64, device=tokens.device)
     step_tokens.index_add_(0, step, tokens)
     rollout_tokens = torch.zeros(size, dtype=torch.float64, device=tokens.device)
