@@ -247,13 +247,18 @@ def test_numpy_numbers_for_float_keys_are_stored_as_floats(value: object) -> Non
         ("per_rollout_mean", "seq-mean-token-sum", "per_rollout_mean"),
         ("vanilla", "token-mean", "token-mean"),
         ("gspo", "seq-mean-token-mean", "seq-mean-token-mean"),
+        ("sapo", "token-sum", "seq-mean-token-mean"),
         ("my_registered_loss", "token-sum", "token-sum"),
     ],
 )
 def test_any_policy_loss_loads_and_selects_its_aggregation(
     tmp_path: Path, loss_mode: str, loss_agg_mode: str, selected: str
 ) -> None:
-    """A verl config of any loss_mode loads; it selects per_rollout_mean or its loss_agg_mode."""
+    """A verl config of any loss_mode loads; it selects per_rollout_mean or its loss_agg_mode.
+
+    sapo is the exception: verl's sapo loss aggregates with seq-mean-token-mean whatever
+    loss_agg_mode says.
+    """
     values = {KEYS["loss_mode"]: loss_mode, KEYS["loss_agg_mode"]: loss_agg_mode}
     from_file = load_config(_write(tmp_path, yaml.safe_dump(_nested(values))))
     from_overrides = load_config(overrides=values)

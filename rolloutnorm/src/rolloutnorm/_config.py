@@ -35,6 +35,9 @@ __all__ = [
 
 LOSS_MODE = "per_rollout_mean"
 
+# verl 0.9.1's policy losses that call agg_loss with a mode of their own, not loss_agg_mode.
+_OWN_AGG_MODES = {"sapo": "seq-mean-token-mean"}
+
 # The dotted key that each field of RolloutNormConfig is read from.
 KEYS = {
     "loss_mode": "actor_rollout_ref.actor.policy_loss.loss_mode",
@@ -133,7 +136,8 @@ class RolloutNormConfig:
         """The loss aggregation this configuration selects, as `aggregation_masses` names it.
 
         ``per_rollout_mean`` where ``loss_mode`` is that loss, else ``loss_agg_mode``, which
-        verl's own policy losses pass to its ``agg_loss``.
+        verl's own policy losses pass to its ``agg_loss``; but ``sapo``, whose loss passes
+        ``seq-mean-token-mean`` whatever ``loss_agg_mode`` says (verl 0.9.1), selects that.
 
         Examples:
             >>> load_config().selected_mode
@@ -143,7 +147,9 @@ class RolloutNormConfig:
             ... ).selected_mode
             'token-mean'
         """
-        return LOSS_MODE if self.loss_mode == LOSS_MODE else self.loss_agg_mode
+        if self.loss_mode == LOSS_MODE:
+            return LOSS_MODE
+        return _OWN_AGG_MODES.get(self.loss_mode, self.loss_agg_mode)
 
     @property
     def mini_batch_size(self) -> int:

@@ -173,3 +173,42 @@ def test_verls_seq_mean_divides_by_every_row_not_the_rows_with_tokens(mode: str)
     assert trainer.item() == pytest.approx(2 * per_row / 3)
     ours = aggregation_masses(mask, ["a", "b", "c"], modes=[mode])
     assert ours[mode].sum().item() == pytest.approx(trainer.item())
+
+
+def test_sapo_aggregates_as_seq_mean_token_mean_whatever_loss_agg_mode() -> None:
+    """The sapo loss of verl weighs rows as seq-mean-token-mean under token-sum: selected_mode's.
+
+    With unit advantages and ratios, its rows of 4 and 1 tokens carry the same weight, where
+    token-sum would give them 4 and 1.
+    """
+    from verl.trainer.ppo.core_algos import get_policy_loss_fn
+    from verl.workers.config.actor import PolicyLossConfig
+
+    config = ActorConfig(
+        strategy="fsdp",
+        rollout_n=1,
+        use_dynamic_bsz=True,
+        ppo_mini_batch_size=2,
+        loss_agg_mode="token-sum",
+        policy_loss=PolicyLossConfig(loss_mode="sapo"),
+    )
+    mask = torch.tensor([[1, 1, 1, 1], [1, 0, 0, 0]], dtype=torch.float64)
+    log_prob = torch.zeros(2, 4, dtype=torch.float64, requires_grad=True)
+    loss, _ = get_policy_loss_fn("sapo")(
+        old_log_prob=torch.zeros(2, 4, dtype=torch.float64),
+        log_prob=log_prob,
+        advantages=torch.ones(2, 4, dtype=torch.float64),
+        response_mask=mask,
+        loss_agg_mode="token-sum",
+        config=config,
+    )
+    loss.backward()
+    weights = -(log_prob.grad * mask).sum(-1)
+    assert weights[0].item() == pytest.approx(weights[1].item())
+    ours = load_config(
+        overrides={
+            "actor_rollout_ref.actor.policy_loss.loss_mode": "sapo",
+            "actor_rollout_ref.actor.loss_agg_mode": "token-sum",
+        }
+    )
+    assert ours.selected_mode == "seq-mean-token-mean"
