@@ -369,3 +369,12 @@ def test_a_plan_that_trains_no_row_gives_every_mode_no_mass_whatever_its_mini_ba
     assert result.num_trained_rows == 0
     for mode in result.masses:
         assert result[mode].tolist() == [0.0, 0.0]
+
+
+def test_a_mode_the_call_did_not_compute_is_an_error_naming_those_it_did() -> None:
+    """Asking a result for a mode left out of `modes` names the ones it holds, not a KeyError."""
+    result = aggregation_masses(torch.ones(2, 3), ["a", "b"], modes=["token-sum"])
+    with pytest.raises(
+        RolloutNormError, match="mode 'token-mean' was not computed: this result holds token-sum"
+    ):
+        result["token-mean"]

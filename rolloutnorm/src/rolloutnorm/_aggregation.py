@@ -67,7 +67,16 @@ class AggregationMasses:
         object.__setattr__(self, "masses", types.MappingProxyType(dict(self.masses)))
 
     def __getitem__(self, mode: str) -> torch.Tensor:
+        """One mode's masses, in the order of `rollout_ids`.
+
+        Raises:
+            RolloutNormError: When `mode` is no mode, or one the call did not compute.
+        """
         _check_modes([mode], "mode")
+        if mode not in self.masses:
+            computed = ", ".join(self.masses)
+            msg = f"mode {mode!r} was not computed: this result holds {computed}"
+            raise RolloutNormError(msg)
         return self.masses[mode]
 
 
