@@ -715,7 +715,7 @@ def test_the_repositorys_claims_are_all_bound_and_reviewed(
     monkeypatch.chdir(REPOSITORY)
     status, out, err = run(capsys, "claims")
     assert (status, err) == (0, "")
-    # Besides the claims: what the code-under-test rule left unresolved, and suppressions.
+    # Besides the claims: the suppressions.
     suppressions = [line for line in out if ": not-a-claim " in line]
     assert all(line.endswith(": reviewed") for line in suppressions), suppressions
     claims = [line for line in out if not line.startswith(" ") and line not in suppressions]
@@ -723,6 +723,12 @@ def test_the_repositorys_claims_are_all_bound_and_reviewed(
         ["mass-per-rollout", "reviewed"],
         ["batch-mass", "reviewed"],
         ["no-update-compensation", "reviewed"],
+        ["agg-token-mean", "reviewed"],
+        ["agg-token-sum", "reviewed"],
+        ["agg-seq-mean-token-sum", "reviewed"],
+        ["agg-seq-mean-token-mean", "reviewed"],
+        ["agg-seq-mean-token-sum-norm", "reviewed"],
+        ["agg-per-rollout-mean", "reviewed"],
         ["dp-size-sum", "reviewed"],
         ["real-loop-mass", "reviewed"],
         ["real-loop-steps", "reviewed"],
@@ -1038,9 +1044,15 @@ def test_a_reworded_claim_is_reviewed_again_from_the_same_run(
     assert run(capsys, "check") == (0, [], "")
 
 
+# Each claim's marker on the page: a refusal is located at the first claim it names.
+CLAIM_LINES = {"sum-one": 3, "mean-holds": 6}
+
+
 def refused(head: str, *claims: str) -> str:
     """The refusal of `--update` without a results file that records these properties."""
+    first = claims[0].rpartition("claim ")[2].rstrip(")") if claims else "sum-one"
     return (
+        f"{PAGE}:{CLAIM_LINES[first]}: "
         "error: docpact claims --update reviews a claim's code under test from a results file "
         f"of the current commit (HEAD {head[:12]}) recorded without uncommitted changes, with "
         "the property's code and its code under test as they are now; none records "
@@ -1209,7 +1221,7 @@ def test_a_suspect_claim_is_listed_and_update_is_refused_until_a_run_records_the
     replace(reviewed, CODE, "sum(weights)", "sum(list(weights))")
     before = ledger(reviewed)
     status, _, err = run(capsys, "claims", "--update", "sum-one")
-    assert (status, err[:50]) == (2, refused("")[:50])
+    assert (status, err[:70]) == (2, refused("")[:70])
     assert ledger(reviewed) == before
     head = commit(reviewed)
     record(reviewed)

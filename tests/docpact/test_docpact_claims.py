@@ -350,7 +350,7 @@ def test_words_pattern_does_not_match_inside_hyphenated_words() -> None:
 
 
 def test_the_repository_pages_have_their_claims() -> None:
-    """The trainer page has the three mass claims, the verl pages the dp_size and real-loop ones."""
+    """The trainer page has the mass and aggregation claims, the verl pages the rest."""
     pages = {
         name: read_page((DOCS / name).read_text(encoding="utf-8"))
         for name in ("trainer-configuration.md", "verl.md", "verl-actor-update.md")
@@ -361,7 +361,17 @@ def test_the_repository_pages_have_their_claims() -> None:
         "verl-actor-update.md": (),
     }
     assert {name: [b.argument for b in page.claims] for name, page in pages.items()} == {
-        "trainer-configuration.md": ["mass-per-rollout", "batch-mass", "no-update-compensation"],
+        "trainer-configuration.md": [
+            "mass-per-rollout",
+            "batch-mass",
+            "no-update-compensation",
+            "agg-token-mean",
+            "agg-token-sum",
+            "agg-seq-mean-token-sum",
+            "agg-seq-mean-token-mean",
+            "agg-seq-mean-token-sum-norm",
+            "agg-per-rollout-mean",
+        ],
         "verl.md": ["dp-size-sum"],
         "verl-actor-update.md": [
             "real-loop-mass",

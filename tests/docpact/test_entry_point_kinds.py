@@ -168,7 +168,7 @@ def test_an_unknown_kind_lists_the_registered_ones(
     _install(site, "todo-kind", "todo = todo_kind:TODO\n")
     assert main(["check", "--pyproject", str(_project(tmp_path, kind="todos"))]) == 2
     err = capsys.readouterr().err
-    assert "tool.docpact.contract[0].kind must be one of ['claims', 'config-defaults'," in err
+    assert "tool.docpact.contract[0].kind must be one of ['claims', 'codes', 'config-defaults'," in err
     assert "'names', 'todo'], got 'todos'" in err
 
 
@@ -314,7 +314,7 @@ kind = "kinds"
 object = "plugins"
 docs = ["docs/kinds.md#kinds"]
 """
-NAMED = "`divisor`, `names`, `config-defaults`, `claims` and `kinds`"
+NAMED = "`divisor`, `names`, `config-defaults`, `claims`, `codes` and `kinds`"
 
 
 def _kinds_project(tmp_path: Path) -> Path:

@@ -26,11 +26,12 @@ import markdown
 import yaml
 from hypothesis import strategies as st
 
-from docpact.claims._page import fingerprint, normalized
+from docpact._registry import all_kinds
 
 __all__ = ["Project", "Tagged", "dump_toml", "dump_yaml", "projects", "toc_ids"]
 
-KINDS = ("divisor", "names", "config-defaults", "claims", "kinds")
+# Every installed kind, as the registry reads them: the kinds contract's section names each.
+KINDS = tuple(all_kinds())
 TITLES = [
     "The loss",
     "Per-rollout mean loss",
@@ -224,13 +225,12 @@ def _heading(draw: st.DrawFn, title: str, extensions: set[str], anchor_id: str |
 
 
 SUPPRESSED = ("a note on style", "Words here always read plainly.")
-SUPPRESSED += (fingerprint(normalized(" ".join(SUPPRESSED))),)  # its review stamp
 FILLERS = [
     "Some prose with a [link](index.md) and *emphasis*.\n",
     "```text\n# not a heading\n```\n",
     "~~~~python\n>>> 1 + 1\n2\n~~~~\n",
     "<!-- an HTML comment\n# not a heading either\n-->\n",
-    f"<!-- docpact: not-a-claim {SUPPRESSED[0]} reviewed={SUPPRESSED[2]} -->\n{SUPPRESSED[1]}\n",
+    f"<!-- docpact: not-a-claim {SUPPRESSED[0]} -->\n{SUPPRESSED[1]}\n",
     "| a | b |\n| - | - |\n| 1 | 2 |\n",
     "> A quote with `code` in it.\n",
     "- an item\n- another item with `x`\n",
@@ -300,7 +300,7 @@ def projects(draw: st.DrawFn) -> Project:
         f"{package}/defaults.yaml": dump_yaml(defaults, flow=draw(st.sampled_from([False, None]))),
         "tests/test_props.py": _tests(draw, claims, division),
     }
-    texts["tests/test_props.py"] = stamped(texts, root)
+    texts |= reviews(texts, root)
     if draw(st.booleans()) or session:
         texts["noxfile.py"] = (
             'import nox\n\n\n@nox.session\ndef tests(session):\n    session.run("pytest")\n'
@@ -413,38 +413,58 @@ def _core(division: str) -> str:
         f"{args_doc}\n"
         '    Returns:\n        The scaled value.\n    """\n'
         f"{body}\n\n"
-        'class Trainer:\n    """A trainer over `dp_size` ranks."""\n\n    dp_size = 1\n'
+        'class Trainer:\n    """A trainer over `dp_size` ranks."""\n\n    dp_size = 1\n\n'
+        '    def ranks(self) -> int:\n        """The ranks."""\n        return self.dp_size\n'
     )
 
 
-STAMP = "000000000000/000000000000/000000000000"
+def reviews(texts: dict[str, str], root: str, path: str = "tests/test_props.py") -> dict[str, str]:
+    """The review ledger's files of a project drawn reviewed, as ``claims --update`` writes them.
 
-
-def stamped(texts: dict[str, str], root: str, path: str = "tests/test_props.py") -> str:
-    """The test file with each binding's ``reviewed`` the fingerprints of its claim and code.
-
-    The fingerprints are docpact's own (its claims reader, its code fingerprint and code
-    under test, read from the files written in a temporary folder), as ``claims --update``
-    records them: the project is drawn reviewed.
+    Each claim is reviewed against its property, with the units a run of it executes (the
+    property, `scale` and `Trainer.ranks`), fingerprinted by docpact from the files written
+    in a temporary folder; each suppression of the guide is reviewed on its block.
     """
     from docpact.claims._bindings import read_bindings
+    from docpact.claims._ledger import FOLDER, ClaimReview, PageReview, write
     from docpact.claims._page import read_page
+    from docpact.claims._units import Units
 
-    page, tests = texts["docs/guide.md"], texts[path]
-    claims = {block.argument: block.fingerprint for block in read_page(page).blocks}
-    with tempfile.TemporaryDirectory() as folder:
-        for name, text in texts.items():
-            (Path(folder) / name).parent.mkdir(parents=True, exist_ok=True)
-            (Path(folder) / name).write_text(text, "utf-8")
-        bindings, problems = read_bindings(Path(folder), (path,), (root,))
-    assert not problems, problems
-    for binding in bindings:
-        tests = tests.replace(
-            f'("{binding.claim}", reviewed="{STAMP}")',
-            f'("{binding.claim}", reviewed="{claims[binding.claim]}/{binding.code}/'
-            f'{binding.tested}")',
-        )
-    return tests
+    page = texts["docs/guide.md"]
+    read = read_page(page)
+    blocks = {block.argument: block for block in read.claims}
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        for file, text in texts.items():
+            (folder / file).parent.mkdir(parents=True, exist_ok=True)
+            (folder / file).write_text(text, "utf-8")
+        bindings, problems = read_bindings(folder, (path,))
+        assert not problems, problems
+        units = Units(folder)
+        called = [units.locate(f"pkg.{name}", (root,)) for name in ("scale", "Trainer.ranks")]
+        found = []
+        for binding in bindings:
+            block = blocks[binding.claim]
+            ran = [f"{path}::{binding.node.replace('::', '.')}", *called]
+            prints = {unit: units.get(unit).fingerprint for unit in ran}  # type: ignore[union-attr]
+            found.append(
+                ClaimReview(
+                    block.argument,
+                    "docs/guide.md",
+                    block.title,
+                    block.text,
+                    binding.path,
+                    binding.node,
+                    binding.code,
+                    prints,
+                )
+            )
+        pairs = tuple(sorted({(b.argument, b.text) for b in read.suppressions}))
+        reviews = [*found, PageReview("docs/guide.md", pairs)]
+        written = write(folder, reviews)
+        return {
+            file: (folder / file).read_text("utf-8") for file in written if file.startswith(FOLDER)
+        }
 
 
 def _tests(draw: st.DrawFn, claims: list[str], division: str) -> str:
@@ -469,10 +489,10 @@ def _tests(draw: st.DrawFn, claims: list[str], division: str) -> str:
         indent = "    " if in_class else ""
         self_ = "self" if in_class else ""
         out.append(
-            f'\n\n{indent}@{decorator}("{claim}", reviewed="{STAMP}")\n'
+            f'\n\n{indent}@{decorator}("{claim}")\n'
             f"{indent}def test_claim_{n}({self_}):\n"
             f"{indent}    assert scale(0.5, {counts}, 2) == 0.25 * ({n + 1} - {n})\n"
-            f"{indent}    assert Trainer().dp_size == 1\n"
+            f"{indent}    assert Trainer().ranks() == 1\n"
         )
     return "".join(out).replace("\n\n\n\n", "\n\n\n")
 

@@ -91,7 +91,7 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
     done = Update()
     head, now = git_head(config.root), Units(config.root)
     fresh: list[ClaimReview | PageReview] = []
-    missing = []
+    missing: list[tuple[str, int, str]] = []
     for claim_id, (page, block) in claims.items():
         bound = analysis.bound(claim_id)
         if (ids and claim_id not in ids) or len(bound) != 1:
@@ -102,18 +102,25 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
             continue
         units = _run_units(analysis, binding, head, now)
         if units is None:
-            missing.append(f"{binding.function} ({binding.path}:{binding.line}, claim {claim_id})")
+            missing.append(
+                (
+                    page,
+                    block.line,
+                    f"{binding.function} ({binding.path}:{binding.line}, claim {claim_id})",
+                )
+            )
             continue
         fresh.append(_review(config, page, block, binding, units, head[0] or ""))
         done.claims[claim_id] = review
     if missing:
         commit = head[0][:12] if head[0] else "none: this is no git checkout"
+        page, line = missing[0][:2]  # at the first claim it could not review
         msg = (
-            "error: docpact claims --update reviews a claim's code under test from a results "
-            f"file of the current commit (HEAD {commit}) recorded without uncommitted "
-            "changes, with the property's code and its code under test as they are now; "
-            "none records "
-            f"{'; '.join(missing)}. Commit your changes, run the properties with "
+            f"{page}:{line}: error: docpact claims --update reviews a claim's code under test "
+            f"from a results file of the current commit (HEAD {commit}) recorded without "
+            "uncommitted changes, with the property's code and its code under test as they "
+            f"are now; none records {'; '.join(what for *_, what in missing)}. Commit your "
+            "changes, run the properties with "
             "--docpact-results (nox -s tests writes .docpact/results/tests.json), then run "
             "docpact claims --update again; nothing was written"
         )
