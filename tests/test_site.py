@@ -93,8 +93,9 @@ def copy_site(destination: Path, page: str, config: str = "") -> Path:
     """
     for name in ("mkdocs.yml", "pyproject.toml", "noxfile.py"):
         shutil.copy2(ROOT / name, destination / name)
-    # The claims' properties are anywhere under tests/, with the modules they import.
-    for name in ("docs", "overrides", "src", "rolloutnorm/src", "tests"):
+    # The claims' properties are anywhere under tests/, with the modules they import, and
+    # their reviews in the ledger.
+    for name in ("docs", "overrides", "src", "rolloutnorm/src", "tests", "docpact-reviews"):
         shutil.copytree(
             ROOT / name, destination / name, ignore=shutil.ignore_patterns("__pycache__")
         )
