@@ -168,7 +168,8 @@ def test_an_unknown_kind_lists_the_registered_ones(
     _install(site, "todo-kind", "todo = todo_kind:TODO\n")
     assert main(["check", "--pyproject", str(_project(tmp_path, kind="todos"))]) == 2
     err = capsys.readouterr().err
-    assert "tool.docpact.contract[0].kind must be one of ['claims', 'codes', 'config-defaults'," in err
+    kinds = "kind must be one of ['claims', 'codes', 'config-defaults',"
+    assert f"tool.docpact.contract[0].{kinds}" in err
     assert "'names', 'todo'], got 'todos'" in err
 
 
