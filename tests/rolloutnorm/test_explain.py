@@ -433,12 +433,12 @@ def test_a_verl_config_of_another_loss_mode_is_explained(batch, capsys):
     assert (status, err) == (0, "")
     ours = run(capsys, "batch.jsonl", "--set", f"{MINI_BATCH}=2")[1]
     selects = (
-        "the config selects loss_mode vanilla with loss_agg_mode seq-mean-token-mean; the "
-        "masses below are per_rollout_mean's, a mode it does not select"
+        "the config selects loss_mode vanilla with loss_agg_mode seq-mean-token-mean;\n"
+        "  the masses below are per_rollout_mean's, a mode it does not select"
     )
     assert out == f"{selects}\n{ours}"
     markdown = run(capsys, "batch.jsonl", "--config", "verl.yaml", "--format", "markdown")[1]
-    assert markdown.splitlines()[2] == f"- {selects}"
+    assert "\n".join(markdown.splitlines()[2:4]) == f"- {selects}"
     data = validate(run(capsys, "batch.jsonl", "--config", "verl.yaml", "--format", "json")[1])
     assert data["selected_mode"] == "seq-mean-token-mean"
     assert data["config"]["actor_rollout_ref.actor.policy_loss.loss_mode"] == "vanilla"
@@ -468,20 +468,30 @@ def test_the_schema_lists_the_aggregation_modes():
 
 
 MODES_TABLE = """\
-rollout  token-mean  token-sum  seq-mean-token-sum  seq-mean-token-mean  seq-mean-token-sum-norm  per_rollout_mean*
-A        1           150        75                  1                    0.75                     0.1667
-B        1.429       90         45                  1.5                  0.45                     0.1667
-C        0.5714      40         20                  0.5                  0.2                      0.1667
-batch    3           280        140                 3                    1.4                      0.5
+rollout  token-mean  token-sum  seq-mean-token-sum
+A        1           150        75
+B        1.429       90         45
+C        0.5714      40         20
+batch    3           280        140
 
-modes: each rollout's mass under each loss aggregation, unit advantages over one epoch of the rows kept;
+rollout  seq-mean-token-mean  seq-mean-token-sum-norm  per_rollout_mean*
+A        1                    0.75                     0.1667
+B        1.5                  0.45                     0.1667
+C        0.5                  0.2                      0.1667
+batch    3                    1.4                      0.5
+
+modes: each rollout's mass under each loss aggregation;
+  unit advantages over one epoch of the rows kept;
   dp_size 1, loss_scale_factor 100 (the padded width), verl's defaults
 *: the mode the config selects
-"""  # noqa: E501
+"""
 
 
 def test_modes_add_a_table_of_every_mode(batch, capsys):
-    """--modes adds every rollout's mass under each mode after the legend, its mode marked."""
+    """--modes adds every rollout's mass under each mode after the legend, its mode marked.
+
+    Three modes a table, so that each line fits 80 columns.
+    """
     plain = run(capsys, "batch.jsonl", "--set", f"{MINI_BATCH}=2")[1]
     status, out, err = run(capsys, "batch.jsonl", "--set", f"{MINI_BATCH}=2", "--modes")
     assert (status, err) == (0, "")

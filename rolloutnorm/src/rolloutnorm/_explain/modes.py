@@ -111,7 +111,7 @@ def cells(rollout_ids: list[str | int], modes: ModeMasses) -> list[list[str]]:
 def legend(modes: ModeMasses, *, mark: str = "*") -> list[str]:
     """What the masses assume, and what the mark means."""
     return [
-        "modes: each rollout's mass under each loss aggregation, unit advantages over one "
+        "modes: each rollout's mass under each loss aggregation; unit advantages over one "
         f"epoch of the rows kept; dp_size {modes.dp_size}, loss_scale_factor "
         f"{modes.loss_scale_factor} (the padded width), verl's defaults",
         f"{mark}: the mode the config selects",

@@ -33,7 +33,7 @@ def _summary(explanation: Explanation) -> list[str]:
         config = explanation.config
         lines.append(
             f"the config selects loss_mode {config.loss_mode} with loss_agg_mode "
-            f"{config.loss_agg_mode}; the masses below are {LOSS_MODE}'s, a mode it does not "
+            f"{config.loss_agg_mode};\n  the masses below are {LOSS_MODE}'s, a mode it does not "
             "select"
         )
     if not plan.num_trained_rows:
@@ -136,16 +136,28 @@ def render_table(explanation: Explanation) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The text view's modes per table: two tables of three fit 80 columns, one of six does not.
+_MODES_PER_TABLE = 3
+
+
 def _modes_table(explanation: Explanation) -> list[str]:
-    """The ``--modes`` table: a column per mode, left-aligned as the mass columns are."""
+    """The ``--modes`` tables: a column per mode, three modes a table, left-aligned."""
     modes = explanation.modes
     header = by_mode.header(modes)
     rows = [[_shown(line[0]), *line[1:]] for line in by_mode.cells(explanation.rollout_ids, modes)]
-    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header))]
-    lines = [
-        "  ".join(f"{value:<{width}}" for value, width in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *rows]
-    ]
+    lines: list[str] = []
+    for first in range(1, len(header), _MODES_PER_TABLE):
+        shown = [0, *range(first, min(first + _MODES_PER_TABLE, len(header)))]
+        table = [[row[i] for i in shown] for row in [header, *rows]]
+        widths = [max(len(row[i]) for row in table) for i in range(len(shown))]
+        if lines:
+            lines.append("")
+        lines += [
+            "  ".join(
+                f"{value:<{width}}" for value, width in zip(row, widths, strict=True)
+            ).rstrip()
+            for row in table
+        ]
     return [*lines, "", *(text.replace("; ", ";\n  ") for text in by_mode.legend(modes))]
 
 
