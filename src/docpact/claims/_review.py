@@ -97,7 +97,7 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
         if (ids and claim_id not in ids) or len(bound) != 1:
             continue
         binding, review = bound[0], analysis.review(block)
-        if review is not None and _current(analysis, block, binding, review, config):
+        if review is not None and _current(block, binding, review, now):
             done.unchanged.append(claim_id)
             continue
         units = _run_units(analysis, binding, head, now)
@@ -127,33 +127,26 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
         raise DocpactError(msg)
     if not ids:
         for page, read in analysis.read.items():
-            now = tuple(sorted({(b.argument, b.text) for b in read.suppressions}))
+            pairs = tuple(sorted({(b.argument, b.text) for b in read.suppressions}))
             old = analysis.ledger.pages.get(page)
-            if (tuple(sorted(old.suppressions)) if old is not None else ()) != now:
-                fresh.append(PageReview(page, now))
+            if (tuple(sorted(old.suppressions)) if old is not None else ()) != pairs:
+                fresh.append(PageReview(page, pairs))
                 done.pages.append(page)
     done.files = write(config.root, fresh)
     return done
 
 
-def _current(
-    analysis: Analysis, block: Block, binding: Binding, review: ClaimReview, config: Config
-) -> bool:
+def _current(block: Block, binding: Binding, review: ClaimReview, now: Units) -> bool:
     """Whether a claim's review still holds: text, property and code under test unchanged.
 
     A review that recorded no code under test (a migration without a run) is reviewed again
     from a run: its property executes at least itself.
     """
     from docpact.claims._analysis import changed
-    from docpact.claims._units import Units
 
     if changed(block, binding, review) or not review.units:
         return False
-    units = Units(config.root)
-    return all(
-        (unit := units.get(name)) is not None and unit.fingerprint == recorded
-        for name, recorded in review.units.items()
-    )
+    return not now.changed(review.units)
 
 
 def _run_units(
@@ -177,10 +170,7 @@ def _run_units(
         if run.outcomes[key][0] != binding.code or key not in run.units:
             continue
         units = run.units[key]
-        if any(
-            (unit := now.get(name)) is None or unit.fingerprint != recorded
-            for name, recorded in units.items()
-        ):
+        if now.changed(units):
             continue
         return dict(units)
     return None

@@ -180,13 +180,10 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
         if len(bound) != 1 or review is None or changed(block, bound[0], review):
             continue  # DP013 and DP015 report those
         binding = bound[0]
-        names = []
-        for name, recorded in sorted(review.units.items()):
-            unit = found_units.get(name)
-            if unit is None:
-                names.append(f"{name} (no longer found)")
-            elif unit.fingerprint != recorded:
-                names.append(f"{name} ({unit.path}:{unit.first})")
+        names = [
+            f"{name} (no longer found)" if unit is None else f"{name} ({unit.path}:{unit.first})"
+            for name, unit in found_units.changed(review.units)
+        ]
         if not names:
             continue
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")

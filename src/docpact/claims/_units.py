@@ -98,6 +98,22 @@ class Units:
         units = self.of(path)
         return None if units is None else units.get(qualname)
 
+    def changed(self, recorded: dict[str, str]) -> list[tuple[str, Unit | None]]:
+        """The recorded units whose fingerprint is not theirs now, by name, with them now.
+
+        Args:
+            recorded: Fingerprints by unit name, as a run or a review recorded them.
+
+        Returns:
+            Each changed unit's name with the unit as it is now, `None` where it is gone.
+        """
+        found = []
+        for name, fingerprint in sorted(recorded.items()):
+            unit = self.get(name)
+            if unit is None or unit.fingerprint != fingerprint:
+                found.append((name, unit))
+        return found
+
     def executed(self, path: str, lines: Iterable[int]) -> list[Unit]:
         """The units whose bodies hold some of the lines, each once, in file order.
 
