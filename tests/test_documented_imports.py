@@ -79,6 +79,11 @@ DOCUMENTED = {
     "sybil.parsers.markdown.lexers.DirectiveInHTMLCommentLexer": "Sybil API reference: Markdown",
     "sybil.parsers.markdown.lexers.FencedCodeBlockLexer": "Sybil API reference: Markdown",
     "sybil.parsers.rest.DocTestParser": "Sybil API reference: ReST",
+    # pylatexenc's latexwalker and macrospec reference (pylatexenc.readthedocs.io).
+    "pylatexenc.latexwalker.LatexWalker": "pylatexenc latexwalker: LatexWalker.get_token",
+    "pylatexenc.latexwalker.LatexWalkerEndOfStream": "pylatexenc latexwalker: exceptions",
+    "pylatexenc.latexwalker.LatexWalkerError": "pylatexenc latexwalker: exceptions",
+    "pylatexenc.macrospec.LatexContextDb": "pylatexenc macrospec: LatexContextDb",
     # PyYAML's documentation (pyyaml.org/wiki/PyYAMLDocumentation).
     "yaml": "PyYAML documentation: yaml.load, loaders and constructors",
     # yaml-env-tag's README (pypi.org/project/pyyaml_env_tag): construct_env_tag.
@@ -87,10 +92,7 @@ DOCUMENTED = {
 
 # Imports of names their package does not document, each to be replaced: the test lists
 # them so that none is added unseen and each is deleted here once it goes.
-UNDOCUMENTED = {
-    # latex2mathml documents latex2mathml.converter.convert and its command line only.
-    "latex2mathml.tokenizer.tokenize": "src/docpact/_readers/markdown/latex.py",
-}
+UNDOCUMENTED: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

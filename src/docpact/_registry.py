@@ -13,6 +13,7 @@ every kind is asked for, as by the help).
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from docpact._kinds.codes import CODES_NAMED
@@ -81,6 +82,8 @@ register, the claims extension's among them (`rules(all_kinds())` has those)."""
 def all_kinds() -> dict[str, Kind]:
     """Every kind: docpact's own, then those that installed distributions register.
 
+    The entry points are read once per `sys.path`: a run asks for the kinds several times.
+
     Returns:
         Every kind, by name.
 
@@ -89,6 +92,17 @@ def all_kinds() -> dict[str, Kind]:
             the name of another kind or a code of another rule; the message names the
             distribution.
     """
+    key = tuple(sys.path)
+    if key not in _ALL_KINDS:
+        _ALL_KINDS.clear()  # one `sys.path` at a time: a test that changes it reads them anew
+        _ALL_KINDS[key] = _registered_kinds()
+    return dict(_ALL_KINDS[key])
+
+
+_ALL_KINDS: dict[tuple[str, ...], dict[str, Kind]] = {}
+
+
+def _registered_kinds() -> dict[str, Kind]:
     from importlib.metadata import entry_points  # only when a kind not docpact's is asked for
 
     kinds = dict(KINDS)

@@ -363,15 +363,6 @@ def test_the_reviewed_span_is_in_characters_on_the_lines_python_counts(tmp_path:
     assert line[binding.span[1] : binding.span[3]] == '"x"'
 
 
-def test_without_reviewed_the_span_is_after_the_trailing_comma(tmp_path: Path) -> None:
-    source = (
-        'import docpact\n\n\n@docpact.claim(\n    "a",\n    session="slow",\n)\n'
-        "def test_a():\n    pass\n"
-    )
-    [binding] = bindings(tmp_path, source)
-    assert (binding.has_reviewed, binding.span) == (False, (6, 19, 6, 19))
-
-
 def test_the_code_fingerprint_ignores_comments_formatting_and_docstrings(tmp_path: Path) -> None:
     base = code(tmp_path, MODULE)
     for old, new in [
@@ -1040,15 +1031,6 @@ def test_a_property_inside_a_top_level_block_has_its_name_as_node_id(tmp_path: P
     )
     [binding] = bindings(tmp_path, source)
     assert (binding.line, binding.function, binding.node) == (7, "test_a", "test_a")
-
-
-def test_without_reviewed_a_parenthesized_decorators_span_is_after_its_last_argument(
-    tmp_path: Path,
-) -> None:
-    """The insertion point is inside the call's parentheses, not after the outer `)`."""
-    source = 'import docpact\n\n\n@(docpact.claim("a"))\ndef test_a():\n    pass\n'
-    [binding] = bindings(tmp_path, source)
-    assert (binding.has_reviewed, binding.span) == (False, (4, 19, 4, 19))
 
 
 TEXT_BINDING = (

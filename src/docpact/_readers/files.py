@@ -18,6 +18,7 @@ as nested too deeply, never raised as `RecursionError`.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import shutil
 import stat
@@ -28,6 +29,7 @@ from pathlib import Path
 __all__ = [
     "Unreadable",
     "copy_files",
+    "git_commit",
     "git_files",
     "git_head",
     "kind",
@@ -126,7 +128,10 @@ def read_error(path: Path) -> str:
 
 
 def parse_python(text: str, filename: str) -> ast.Module:
-    """The syntax tree of Python source.
+    """The syntax tree of Python source, parsed once per text: treat it as read-only.
+
+    The readers of one check share it: the claims' bindings and their code under test
+    read the same test files.
 
     Args:
         text: The source.
@@ -140,6 +145,11 @@ def parse_python(text: str, filename: str) -> ast.Module:
     """
     if (nul := text.find("\0")) >= 0:  # a ValueError to early 3.11 releases, later a SyntaxError
         raise Unreadable(text.count("\n", 0, nul) + 1, "holds a NUL byte")
+    return _parse(text, filename)
+
+
+@functools.lru_cache(maxsize=32)
+def _parse(text: str, filename: str) -> ast.Module:
     try:
         return ast.parse(text, filename=filename)
     except SyntaxError as error:
@@ -216,6 +226,28 @@ def git_files(folder: Path) -> list[str] | None:
     return [name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
 
 
+def git_commit(folder: Path) -> str | None:
+    """The commit a checkout stands on: `git_head` without the state of its files.
+
+    Args:
+        folder: A folder of a git checkout.
+
+    Returns:
+        The full hex id of ``HEAD``, or None where git is missing, knows no checkout or the
+        checkout has no commit yet.
+    """
+    git = shutil.which("git")
+    if git is None:
+        return None
+    head = subprocess.run(
+        [git, "-C", str(folder), "rev-parse", "--verify", "-q", "HEAD"],
+        capture_output=True,
+        check=False,
+    )
+    commit = head.stdout.decode("ascii", "replace").strip()
+    return commit if head.returncode == 0 and commit else None
+
+
 def git_head(folder: Path) -> tuple[str | None, bool]:
     """The commit a checkout stands on, and whether its tracked files differ from it.
 
@@ -227,18 +259,12 @@ def git_head(folder: Path) -> tuple[str | None, bool]:
         checkout has no commit yet; and whether a tracked file has uncommitted changes
         (False without a commit).
     """
-    git = shutil.which("git")
-    if git is None:
+    commit = git_commit(folder)
+    if commit is None:
         return None, False
-    command = [git, "-C", str(folder)]
-    head = subprocess.run(
-        [*command, "rev-parse", "--verify", "-q", "HEAD"], capture_output=True, check=False
-    )
-    commit = head.stdout.decode("ascii", "replace").strip()
-    if head.returncode != 0 or not commit:
-        return None, False
+    git = shutil.which("git") or "git"
     status = subprocess.run(
-        [*command, "status", "--porcelain", "--untracked-files=no"],
+        [git, "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
         capture_output=True,
         check=False,
     )

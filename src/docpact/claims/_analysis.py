@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docpact._readers.files import Unreadable, git_head, read_text
+from docpact._readers.files import Unreadable, git_commit, read_text
 from docpact.claims._bindings import Binding, read_bindings, sessions
 from docpact.claims._ledger import ClaimReview, Ledger, read_ledger
 from docpact.claims._page import Block, Page, read_page
@@ -37,7 +37,7 @@ class Analysis:
         runs: The results files the contract's `results` match, in path order.
         bad_runs: The matched files that are not results files, as `(path, why)`.
         head: The commit the checkout stands on (`None` without git, or when no results
-            file is there to compare it with), and whether tracked files changed since.
+            file is there to compare it with).
         ledger: The review ledger (`docpact.claims._ledger`).
     """
 
@@ -49,7 +49,7 @@ class Analysis:
     sessions: frozenset[str] | None
     runs: tuple[Run, ...] = ()
     bad_runs: tuple[tuple[str, str], ...] = ()
-    head: tuple[str | None, bool] = (None, False)
+    head: str | None = None
     ledger: Ledger = _EMPTY
 
     def review(self, block: Block) -> ClaimReview | None:
@@ -82,7 +82,7 @@ class Analysis:
 
     def state(self, binding: Binding) -> State:
         """What the results files say of a binding's property on the commit checked."""
-        return state(binding, self.session(binding), list(self.runs), self.head[0])
+        return state(binding, self.session(binding), list(self.runs), self.head)
 
 
 def claims_analysis(subject: Subject) -> Analysis:
@@ -111,7 +111,13 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
         except Unreadable as error:
             pages[page] = error
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
-    bindings, unreadable = read_bindings(config.root, contract.properties)
+    ledger = read_ledger(config.root)
+    known: dict[str, tuple[str, dict[str, str]]] = {}
+    for review in ledger.claims.values():  # a test file unchanged since its review
+        blob = review.files.get(review.path)
+        if blob and known.setdefault(review.path, (blob, {}))[0] == blob:
+            known[review.path][1][review.node] = review.code
+    bindings, unreadable = read_bindings(config.root, contract.properties, known)
     names = sessions(config.root)
     runs, bad_runs = read_runs(config.root, contract.results)
     return Analysis(
@@ -123,8 +129,8 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
         None if names is None else frozenset(names),
         tuple(runs),
         tuple(bad_runs),
-        git_head(config.root) if runs else (None, False),
-        read_ledger(config.root),
+        git_commit(config.root) if runs else None,
+        ledger,
     )
 
 

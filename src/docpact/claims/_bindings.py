@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 import io
 import re
-import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,8 +63,7 @@ class Binding:
         code: The fingerprint of the property's code now.
         problem: What is malformed in the decorator, or empty.
         span: Where `reviewed`'s string is in the file (start and end, as 1-based line and
-            0-based character column), or, when it is absent, where one is added: after the
-            last argument, a parenthesis around it, or a trailing comma.
+            0-based character column), which `--migrate` removes; zeros when it is absent.
         has_reviewed: Whether the decorator passes `reviewed`.
         node: The property's pytest node id after its path: the function's name, or
             `Class::name` for a method.
@@ -89,7 +87,7 @@ class Binding:
 
 
 def read_bindings(
-    root: Path, paths: tuple[str, ...]
+    root: Path, paths: tuple[str, ...], known: dict[str, tuple[str, dict[str, str]]] | None = None
 ) -> tuple[list[Binding], list[tuple[str, int, str]]]:
     """Read every binding of the Python files under `paths`, in path and line order.
 
@@ -98,13 +96,18 @@ def read_bindings(
     Args:
         root: The project root.
         paths: Files and folders relative to the root; folders are searched recursively.
+        known: Fingerprints already taken, as the reviews recorded them: by file, its git
+            blob id then, and each property's code by node id. A file whose bytes still have
+            that id has those fingerprints: its properties are not fingerprinted again.
 
     Returns:
         The bindings, and the problems of files that cannot be read or parsed, as
         `(path, line, message)`; a path of `paths` that does not exist is a problem of
         `pyproject.toml` at line 0, for the caller to give the contract's line.
     """
-    bindings, problems, shared = [], [], Fingerprints()
+    from docpact.claims._ledger import blob_id
+
+    bindings, problems, shared, known = [], [], Fingerprints(), known or {}
     for file in _python_files(root, paths):
         if isinstance(file, str):
             problems.append(("pyproject.toml", 0, f"properties path {file} does not exist"))
@@ -112,13 +115,19 @@ def read_bindings(
         where = file.relative_to(root).as_posix()
         try:
             text = read_text(file)
-            if not _BOUND.search(text):
+            if "docpact" not in text or not _BOUND.search(text):  # a substring's test first
                 continue
             tree = parse_python(text, where)
         except Unreadable as error:
             problems.append((where, error.line, f"{where} {error.reason}"))
             continue
-        bindings += _bindings(tree, where, text, shared)
+        codes: dict[str, str] = {}
+        if where in known:
+            try:
+                codes = known[where][1] if blob_id(file.read_bytes()) == known[where][0] else {}
+            except OSError:
+                codes = {}
+        bindings += _bindings(tree, where, text, shared, codes)
     return bindings, problems
 
 
@@ -188,7 +197,11 @@ def _aliases(nodes: list[ast.stmt]) -> tuple[set[str], set[str]]:
 
 
 def _bindings(
-    tree: ast.Module, where: str, text: str, shared: Fingerprints | None = None
+    tree: ast.Module,
+    where: str,
+    text: str,
+    shared: Fingerprints | None = None,
+    codes: dict[str, str] | None = None,
 ) -> list[Binding]:
     shared = shared or Fingerprints()
     nodes = shared.statements(tree)  # decorated definitions and imports are statements
@@ -225,9 +238,12 @@ def _bindings(
                 continue
             binding = _binding(decorator, node, where, lines)
             found.append(binding)
+            node_id = node_ids.get(id(node), node.name)
             if binding.claim is not None:
                 try:
-                    code = code_fingerprint(tree, node, functions, modules, shared=shared)
+                    code = (codes or {}).get(node_id) or code_fingerprint(
+                        tree, node, functions, modules, shared=shared
+                    )
                 except RecursionError:
                     problem = (
                         f"the code of {node.name} is nested too deeply for docpact to "
@@ -235,7 +251,6 @@ def _bindings(
                     )
                     found[-1] = Binding(where, decorator.lineno, node.name, None, problem=problem)
                     continue
-                node_id = node_ids.get(id(node), node.name)
                 found[-1] = Binding(
                     **{
                         **binding.__dict__,
@@ -293,9 +308,8 @@ def _binding(
             reviewed.end_lineno or reviewed.lineno,
             _column(lines, reviewed.end_lineno or reviewed.lineno, reviewed.end_col_offset or 0),
         )
-    else:  # one goes after the last argument, its parentheses and any trailing comma
-        line, column = _after_last_argument(decorator, lines)
-        span = (line, column, line, column)
+    else:  # nothing for --migrate to remove
+        span = (0, 0, 0, 0)
     return Binding(
         where,
         decorator.lineno,
@@ -306,34 +320,6 @@ def _binding(
         span=span,
         has_reviewed=reviewed is not None,
     )
-
-
-def _after_last_argument(call: ast.Call, lines: list[str]) -> tuple[int, int]:
-    """Where an argument is added to a call: after the last token before its `)`.
-
-    That token closes the last argument, a parenthesis around it, or is a trailing comma;
-    comments and line breaks before the `)` are left where they are. Returns the 1-based
-    line and the 0-based character column.
-    """
-    first, last = call.lineno, call.end_lineno or call.lineno
-    start = _column(lines, first, call.col_offset)
-    end = _column(lines, last, call.end_col_offset or 0)
-    segment = [*lines[first - 1 : last]]
-    segment[-1] = segment[-1][:end]
-    segment[0] = segment[0][start:]
-    tokens = [
-        token
-        for token in tokenize.generate_tokens(io.StringIO("".join(segment)).readline)
-        if token.type not in _NOT_CODE
-    ]
-    row, column = tokens[-2].end  # the last token is the call's `)`
-    return first + row - 1, column + (start if row == 1 else 0)
-
-
-_NOT_CODE = frozenset(
-    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT}
-    | {tokenize.DEDENT}
-)
 
 
 def source_lines(text: str) -> list[str]:

@@ -146,7 +146,7 @@ def _current(block: Block, binding: Binding, review: ClaimReview, now: Units) ->
 
     if changed(block, binding, review) or not review.units:
         return False
-    return not now.changed(review.units)
+    return not now.changed(review.units, review.files)
 
 
 def _run_units(

@@ -182,7 +182,7 @@ def _suspect(subject: Subject) -> list[tuple[str, int, str]]:
         binding = bound[0]
         names = [
             f"{name} (no longer found)" if unit is None else f"{name} ({unit.path}:{unit.first})"
-            for name, unit in found_units.changed(review.units)
+            for name, unit in found_units.changed(review.units, review.files)
         ]
         if not names:
             continue

@@ -3,7 +3,7 @@
 
 A unit is a function, a method or a property of a Python file under the project root, named
 `path::qualname` (`rolloutnorm/src/rolloutnorm/_loss.py::PolicyLossConfig.__post_init__`),
-as griffe reads the file (`griffe.visit`: parsed, never imported). A function defined inside
+as the file's syntax tree defines it (parsed, never imported). A function defined inside
 another is part of it. A line of a file belongs to the innermost unit whose body holds it:
 from the first statement of its body to its last line, so neither its decorators, its `def`
 line nor its default values, which run when the function is defined, count as running it.
@@ -14,17 +14,20 @@ A unit's fingerprint is 12 hex digits of the SHA-256 of its canonical syntax tre
 its definitions, in file order; `docpact.claims._fingerprint.canonical`): docstrings,
 comments and formatting do not count.
 docpact's pytest plugin takes the fingerprints of the units a property executed at the end of
-its run; `docpact check` takes them again from the files as they are (DP019).
+its run; `docpact check` takes them again from the files as they are (DP019), parsing only
+the files whose bytes differ from those the review read (their git blob ids, in the ledger):
+the same bytes give the same units.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from docpact._readers.files import Unreadable, read_text
+from docpact._readers.files import Unreadable, parse_python, read_text
 from docpact.claims._fingerprint import canonical
 
 if TYPE_CHECKING:
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 __all__ = ["Unit", "Units", "split"]
 
 _REEXPORTS = 8  # how many re-exports `locate` follows before it gives up
+
+Definition = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass(frozen=True)
@@ -46,9 +51,9 @@ class Unit:
         first: Its first line: its first decorator's, else its `def`'s.
         body: The first line of its body.
         last: Its last line.
-        fingerprint: 12 hex digits of the SHA-256 of its canonical syntax tree.
         spans: Each of its definitions' `(body, last)`, in file order; empty for the one
             at `body` and `last` (whose lines `first`, `body` and `last` give).
+        nodes: Its definitions' syntax trees, in file order.
     """
 
     name: str
@@ -56,8 +61,15 @@ class Unit:
     first: int
     body: int
     last: int
-    fingerprint: str
     spans: tuple[tuple[int, int], ...] = ()
+    nodes: tuple[Definition, ...] = field(default=(), repr=False, compare=False)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """12 hex digits of the SHA-256 of its canonical syntax tree, taken when first asked."""
+        # A property's claim binding is no code under test: binding it anew changes no unit.
+        dump = "\n".join(canonical(node, {"claim"}, {"docpact"}) for node in self.nodes)
+        return hashlib.sha256(dump.encode("utf-8")).hexdigest()[:12]
 
 
 def split(name: str) -> tuple[str, str]:
@@ -78,6 +90,7 @@ class Units:
         self._files: dict[str, dict[str, Unit] | None] = {}
         self._lines: dict[str, dict[int, Unit]] = {}
         self._modules: dict[str, Any] = {}
+        self._blobs: dict[str, str | None] = {}
 
     def of(self, path: str) -> dict[str, Unit] | None:
         """The units of a file, by qualified name, innermost last; `None` when it cannot be read.
@@ -98,17 +111,25 @@ class Units:
         units = self.of(path)
         return None if units is None else units.get(qualname)
 
-    def changed(self, recorded: dict[str, str]) -> list[tuple[str, Unit | None]]:
+    def changed(
+        self, recorded: dict[str, str], blobs: dict[str, str] | None = None
+    ) -> list[tuple[str, Unit | None]]:
         """The recorded units whose fingerprint is not theirs now, by name, with them now.
 
         Args:
             recorded: Fingerprints by unit name, as a run or a review recorded them.
+            blobs: The git blob ids of the files the fingerprints were taken from, by path;
+                a file whose bytes still have that id is not parsed again: its units are
+                as they were.
 
         Returns:
             Each changed unit's name with the unit as it is now, `None` where it is gone.
         """
         found = []
         for name, fingerprint in sorted(recorded.items()):
+            path = split(name)[0]
+            if blobs and path in blobs and self._blob(path) == blobs[path]:
+                continue
             unit = self.get(name)
             if unit is None or unit.fingerprint != fingerprint:
                 found.append((name, unit))
@@ -169,9 +190,15 @@ class Units:
             for folder in folders:
                 base = "/".join(p for p in (folder.strip("/"), *parts[:cut]) if p not in {"", "."})
                 for path in (f"{base}.py", f"{base}/__init__.py"):
-                    if self.of(path) is None:
+                    units = self.of(path)
+                    if units is None:
                         continue
-                    rest, member = parts[cut:], self._modules[path]
+                    rest = parts[cut:]
+                    qualname = ".".join(rest)
+                    inner = f"{qualname}."
+                    if not rest or qualname in units or any(n.startswith(inner) for n in units):
+                        return f"{path}::{qualname}"  # a unit, or a class of units: no alias
+                    member = self._module(path)
                     for depth, name in enumerate(rest):
                         member = member.members.get(name)
                         if member is None:
@@ -181,37 +208,36 @@ class Units:
                     return f"{path}::{'.'.join(rest)}"
         return None
 
+    def _blob(self, path: str) -> str | None:
+        """A file's git blob id now, `None` when it cannot be read."""
+        from docpact.claims._ledger import blob_id
+
+        if path not in self._blobs:
+            try:
+                self._blobs[path] = blob_id((self._root / path).read_bytes())
+            except OSError:
+                self._blobs[path] = None
+        return self._blobs[path]
+
+    def _module(self, path: str) -> Any:
+        """A file's module as griffe reads it (`griffe.visit`), for the imports it re-exports."""
+        if path not in self._modules:
+            import griffe  # only `locate` follows re-exports: a check reads no other file with it
+
+            module = path.removesuffix(".py").replace("/", ".")
+            file = self._root / path
+            self._modules[path] = griffe.visit(module, file, read_text(file))
+        return self._modules[path]
+
     def _read(self, path: str) -> dict[str, Unit] | None:
-        import griffe  # a check without claims units never reads a file with it
-
-        file = self._root / path
         try:
-            text = read_text(file)
-            module = griffe.visit(path.removesuffix(".py").replace("/", "."), file, text)
-            definitions = _definitions(ast.parse(text))
-        except (Unreadable, SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = parse_python(read_text(self._root / path), path)
+        except Unreadable:
             return None
-        self._modules[path] = module
-        units: dict[str, Unit] = {}
-        stack = [module]
-        while stack:
-            parent = stack.pop()
-            for member in parent.members.values():
-                if member.is_alias:
-                    continue
-                if member.is_class:
-                    stack.append(member)
-                    continue
-                is_property = member.is_attribute and "property" in member.labels
-                if not (member.is_function or is_property) or not member.endlineno:
-                    continue
-                qualname = member.path[len(module.path) + 1 :]
-                if nodes := definitions.get(qualname):
-                    units[qualname] = _unit(f"{path}::{qualname}", path, nodes)
-        return units
-
-
-Definition = ast.FunctionDef | ast.AsyncFunctionDef
+        return {
+            qualname: _unit(f"{path}::{qualname}", path, nodes)
+            for qualname, nodes in _definitions(tree).items()
+        }
 
 
 def _definitions(tree: ast.Module) -> dict[str, list[Definition]]:
@@ -243,17 +269,14 @@ def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
 
 
 def _unit(name: str, path: str, nodes: list[Definition]) -> Unit:
-    """A unit from its definitions: its lines, and its fingerprint from their syntax."""
+    """A unit from its definitions: its lines, and its syntax for its fingerprint."""
     first = nodes[0]
-    # A property's claim binding is no code under test: binding it anew changes no unit.
-    dump = "\n".join(canonical(node, {"claim"}, {"docpact"}) for node in nodes)
-    fingerprint = hashlib.sha256(dump.encode("utf-8")).hexdigest()[:12]
     spans = tuple((node.body[0].lineno, node.end_lineno or node.lineno) for node in nodes)
     return Unit(
         name,
         path,
         min([first.lineno, *(d.lineno for d in first.decorator_list)]),
         *spans[0],
-        fingerprint,
         spans if len(spans) > 1 else (),
+        tuple(nodes),
     )

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 r"""LaTeX math read as formulas: the sides of each relation, and every division's parts.
 
-The tokens are latex2mathml's (`latex2mathml.tokenizer.tokenize`, the tokenizer of the
-converter the site renders its math with); this module only puts them into expressions.
+The tokens are pylatexenc's (`pylatexenc.latexwalker.LatexWalker.get_token`, with no
+macro definitions: each macro, character, brace and environment boundary as TeX reads it);
+this module groups a number's digits and a name macro's argument, and puts the tokens into
+expressions.
 It reads what divisor formulas are written with: `+`, `-`, `\cdot`, `\times`, `*`, `/`,
 `\div` and juxtaposition; `\frac` (and `\dfrac`, `\tfrac`, `\cfrac`); `\max`, `\min`
 and other named functions; `\left(`...`\right)`, braces and sized delimiters; names
@@ -15,15 +17,12 @@ powers, accents (`\hat{A}`) and spacing. Any other macro (`\sum`, `\in`) is kept
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from docpact._model import formula as f
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from docpact._model.formula import Expr
 
 __all__ = ["LatexError", "Math", "read_latex"]
@@ -54,6 +53,7 @@ _FRACTIONS = frozenset({r"\frac", r"\dfrac", r"\tfrac", r"\cfrac"})
 _NAMES = frozenset(
     {r"\mathrm", r"\text", r"\textrm", r"\textit", r"\textsf", r"\texttt", r"\mathit"}
     | {r"\mathsf", r"\mathtt", r"\mathbf", r"\textbf", r"\mathnormal", r"\mbox"}
+    | {r"\mathbb", r"\mathcal", r"\mathfrak", r"\mathscr", r"\boldsymbol", r"\bm"}
 )
 _ACCENTS = frozenset(
     {r"\hat", r"\bar", r"\tilde", r"\vec", r"\overline", r"\widehat", r"\widetilde", r"\dot"}
@@ -90,8 +90,8 @@ _OPENS = {"(": ")", "[": "]", r"\{": r"\}", r"\lbrace": r"\rbrace", r"\langle": 
 _BARS = {"|": "|", r"\lvert": r"\rvert", r"\vert": r"\vert", r"\lVert": r"\rVert"}
 _CLOSES = frozenset({*_OPENS.values(), "}", r"\rvert", r"\rVert"})
 _NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
+_NUMBERS = re.compile(r"\d+(?:\.\d+)?|\.\d+|\.")  # a run of digits and dots, split
 _LETTER = re.compile(r"[A-Za-z]")
-_SYMBOL = re.compile(r"&#x([0-9A-Fa-f]+);")
 
 
 def read_latex(source: str, operands: frozenset[str] = frozenset()) -> Math:
@@ -109,20 +109,89 @@ def read_latex(source: str, operands: frozenset[str] = frozenset()) -> Math:
         LatexError: When its braces or delimiters do not balance, or a token stands where
             no expression can.
     """
-    from latex2mathml.tokenizer import tokenize  # only for a page with math
-
-    tokens = [_plain(token) for token in tokenize(source)]
-    offsets = _offsets(source, tokens)
+    tokens, offsets = _tokens(source)
     kept, at = _layout_dropped(tokens)
     return _Parser(kept, [offsets[i] for i in at], operands).relation()
 
 
-def _plain(token: str) -> str:
-    r"""A symbol latex2mathml converted (`\mathrm{r}` gives `&#x00072;`) as its letter."""
-    match = _SYMBOL.fullmatch(token)
-    if match is None:
-        return token
-    return unicodedata.normalize("NFKC", chr(int(match[1], 16)))
+def _tokens(source: str) -> tuple[list[str], list[int]]:
+    r"""The tokens of the math, each with its offset in the source; comments left out.
+
+    A macro is its backslash and name (`\cdot`, `\_`, `\\`, `\tag*`), `\begin{aligned}`
+    and `\end{aligned}` are one token each, as is `\operatorname{clip}`; a name macro's
+    braced argument (`\text{ where }`, `\mathrm{num\_rows}`) is one token after it, as
+    written; a run of digits and dots is its numbers (`2.5`, `.5`) and its other dots.
+    """
+    # Only for a page with math. No macro definitions: no specials (`&`, `~`) either.
+    from pylatexenc.latexwalker import LatexWalker, LatexWalkerEndOfStream, LatexWalkerError
+    from pylatexenc.macrospec import LatexContextDb
+
+    walker = LatexWalker(source, latex_context=LatexContextDb(), tolerant_parsing=False)
+    raw: list[tuple[str, str, int, int]] = []  # kind, text, offset, end
+    at = 0
+    while True:
+        try:
+            token = walker.get_token(at)
+        except LatexWalkerEndOfStream:
+            break
+        except LatexWalkerError as error:
+            raise LatexError(str(error).splitlines()[0]) from None
+        at = token.pos + token.len
+        if token.tok == "comment":
+            continue
+        text = {
+            "macro": f"\\{token.arg}",
+            "begin_environment": f"\\begin{{{token.arg}}}",
+            "end_environment": f"\\end{{{token.arg}}}",
+        }.get(token.tok, str(token.arg))
+        if raw and raw[-1][1] == r"\tag" and text == "*" and raw[-1][3] == token.pos:
+            raw[-1] = (raw[-1][0], r"\tag*", raw[-1][2], at)
+            continue
+        raw.append((token.tok, text, token.pos, at))
+    tokens: list[str] = []
+    offsets: list[int] = []
+    i = 0
+    while i < len(raw):
+        kind, text, start, end = raw[i]
+        i += 1
+        grouped = text in _NAMES or text == r"\operatorname"
+        if kind == "macro" and grouped and i < len(raw) and raw[i][0] == "brace_open":
+            close = _closing(raw, i)
+            if close is not None:
+                inner = source[raw[i][3] : raw[close][2]]
+                if text == r"\operatorname":
+                    tokens.append(f"{text}{{{inner}}}")
+                    offsets.append(start)
+                    i = close + 1
+                    continue
+                tokens += [text, inner] if inner else []  # `\text{}` says nothing
+                offsets += [start, raw[i][3]] if inner else []
+                i = close + 1
+                continue
+        if kind == "char" and text in _DIGITS:
+            while i < len(raw) and raw[i][1] in _DIGITS and raw[i][2] == end:
+                text, end = text + raw[i][1], raw[i][3]
+                i += 1
+            for match in _NUMBERS.finditer(text):
+                tokens.append(match[0])
+                offsets.append(start + match.start())
+            continue
+        tokens.append(text)
+        offsets.append(start)
+    return tokens, offsets
+
+
+_DIGITS = frozenset("0123456789.")
+
+
+def _closing(raw: list[tuple[str, str, int, int]], opening: int) -> int | None:
+    """The index of the brace that closes the one at `opening`; `None` when none does."""
+    depth = 0
+    for j in range(opening, len(raw)):
+        depth += {"brace_open": 1, "brace_close": -1}.get(raw[j][0], 0)
+        if depth == 0:
+            return j
+    return None
 
 
 # Layout, not formula: what separates formulas, and what is dropped with its argument.
@@ -179,18 +248,6 @@ def _layout_dropped(tokens: list[str]) -> tuple[list[str], list[int]]:
             at.append(i)
         i += 1
     return kept, at
-
-
-def _offsets(source: str, tokens: Iterable[str]) -> list[int]:
-    """Where each token starts in the source, found in order; a converted one at the last."""
-    offsets, at = [], 0
-    for token in tokens:
-        found = source.find(token, at)
-        if found != -1:
-            at = found
-        offsets.append(at)
-        at += len(token) if found != -1 else 0
-    return offsets
 
 
 class _Parser:
@@ -393,7 +450,8 @@ class _Parser:
             depth += {"{": 1, "}": -1}.get(token, 0)
             if depth == 0:
                 return "".join(parts)
-            parts.append(token)
+            # A name macro's argument, one token, as written: `x_{\mathrm{rows}}`.
+            parts.append(f"{{{token}}}" if parts and parts[-1] in _NAMES else token)
 
     def braced(self) -> Expr:
         self.take("{")
