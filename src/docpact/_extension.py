@@ -14,7 +14,6 @@ the build and the plugin knows what it reported.
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 from pathlib import Path
@@ -139,9 +138,6 @@ class ContractExtension(Extension):
         self._check([c for c in self.config.contracts if c.package is None and c not in done], None)
 
     def _check(self, contracts: list[Contract], package: Module | None) -> None:
-        # What griffe loaded lives until the process ends: the checks' collections of their
-        # own short-lived objects need not traverse it again (a tenth of a check's time).
-        gc.freeze()
         try:  # a contract may read the registered kinds, which may be broken
             found = sorted(
                 finding

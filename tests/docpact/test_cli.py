@@ -456,3 +456,25 @@ def test_the_garbage_collector_is_paused_for_the_command_and_left_as_it_was(
     finally:
         gc.enable()
     assert during == [False]
+
+
+def test_the_collector_skips_at_exit_what_the_commands_made(tmp_path: Path) -> None:
+    """At exit, every object is frozen before the collector's last pass, once per process.
+
+    The handler registered first runs last: it sees what `gc.freeze` left, and how many
+    times docpact's handler ran.
+    """
+    code = (
+        "import atexit, gc\n"
+        "calls, freeze = [], gc.freeze\n"
+        "gc.freeze = lambda: (calls.append(1), freeze())\n"
+        "atexit.register(lambda: print(gc.get_freeze_count() > 0, len(calls)))\n"
+        "from docpact.__main__ import main\n"
+        "main(['check', '--pyproject', 'missing.toml'])\n"
+        "main(['check', '--pyproject', 'missing.toml'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.splitlines()[-1] == "True 1"
+    assert gc.get_freeze_count() == 0  # in this process, nothing was frozen
