@@ -66,6 +66,7 @@ SHARED = (
 )
 DOCS = ("docs", ["-e", ".[sybil]", *_groups("docs")])
 SITE = ("site", ["-e", ".[sybil]", *_groups("tests", "docs", "site")])
+BUILDERS = ("builders", ["-e", ".[sybil]", *_groups("tests", "docs", "builders")])
 MUTATE = ("mutate", ["-e", ".[sybil]", *_groups("tests", "docs", "mutate")])
 # verl.workers.engine_workers, which the real-loop tests drive, imports fastapi and uvicorn;
 # verl's V1 trainer modules import TransferQueue and cachetools.
@@ -143,6 +144,26 @@ def site(session: nox.Session) -> None:
         "-m",
         "pytest",
         "tests/browser",
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+        external=True,
+    )
+
+
+@nox.session(venv_backend="none")
+def builders(session: nox.Session) -> None:
+    """Build this site and the fixture adopter's with MkDocs, ProperDocs and Zensical.
+
+    Each clean copy passes every strict build; a docstring, page and code drift each fail
+    it, naming the file at fault (tests/builders). ``nox -s docs`` keeps MkDocs alone.
+    """
+    python = _use_env(session, BUILDERS)
+    session.run(
+        python,
+        "-m",
+        "pytest",
+        "tests/builders",
         "-p",
         "no:cacheprovider",
         *session.posargs,

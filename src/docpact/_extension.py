@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from griffe import Extension, get_logger
 
+from docpact._builders import report, zensical_build
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
 from docpact._readers.files import Unreadable, read_text
@@ -86,9 +87,9 @@ class ContractExtension(Extension):
     ) -> None:
         super().__init__()
         if unknown:  # a misspelt option of mkdocs.yml, not a traceback from griffe
-            get_logger("docpact").error(
-                "docpact's griffe extension has no option %s; it takes pyproject",
-                ", ".join(sorted(unknown)),
+            _error(
+                "docpact's griffe extension has no option "
+                f"{', '.join(sorted(unknown))}; it takes pyproject"
             )
         self.findings: list[Finding] = []
         self.checked: list[Contract] = []
@@ -102,7 +103,7 @@ class ContractExtension(Extension):
                 # mkdocs.yml's `!relative $config_dir/pyproject.toml` is a path-like object.
                 config = load_config(pyproject or find_pyproject(Path.cwd()))
             except DocpactError as error:
-                get_logger("docpact").error("%s", error)
+                _error(str(error))
         self.config = config
 
     def on_package(self, *, pkg: Module, loader: GriffeLoader, **kwargs: Any) -> None:
@@ -150,16 +151,26 @@ class ContractExtension(Extension):
             # else the check that owns this extension raises it (`check_project`).
             self.checked.extend(contracts)
             if self._log:
-                get_logger("docpact").error("%s", error)
+                _error(str(error))
             else:
                 self.errors.append(error)
             return
         self.checked.extend(contracts)
         self.findings.extend(found)
-        if self._log:
+        if self._log and zensical_build():  # logged, a finding would fail no build
+            report(found)
+        elif self._log:
             logger = get_logger("docpact")
             for finding in found:  # a warning, by the contract's choice, fails no build
                 (logger.error if finding.severity == "error" else logger.info)("%s", finding)
+
+
+def _error(message: str) -> None:
+    """Log an error that fails a strict MkDocs build; under Zensical, report it (`_builders`)."""
+    if zensical_build():
+        report([message])
+    else:
+        get_logger("docpact").error("%s", message)
 
 
 def _warn_unchecked(config: Config, package: str) -> None:

@@ -11,7 +11,12 @@ once by that checker; when the pages are built, the checker loads the packages o
 contracts no page rendered and checks them too. Every contract of every kind is checked in
 every build, with or without mkdocstrings and API pages, and each finding is logged once,
 as an error: `mkdocs build --strict` fails on it at any log level (`-q` drops warnings, not
-errors), and a build without `--strict` prints it and succeeds.
+errors), and a build without `--strict` prints it and succeeds. A strict build checks every
+contract before any page is rendered, and stops there on an error, listing every finding,
+rather than after the whole site.
+
+ProperDocs, MkDocs' fork, loads the same plugin from its own `properdocs.plugins` entry
+point: its command line gives `mkdocs` imports its own modules.
 
 ```yaml
 plugins:
@@ -139,10 +144,33 @@ class DocpactPlugin(BasePlugin[_Options]):
         return server
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
-        """Start each build with a checker that has checked nothing yet, the extensions'."""
-        if self._project is not None:
-            self.checker = ContractExtension(config=self._project, log=False)
-            _defer_extensions(config, self.checker)
+        """Start each build with a checker that has checked nothing yet, the extensions'.
+
+        A strict build checks every contract now, before any page is rendered.
+
+        Raises:
+            PluginError: In a strict build, when a contract has an error: every finding is
+                logged first. Also when a check cannot run (a broken registered kind).
+        """
+        if self._project is None:
+            return
+        self.checker = ContractExtension(config=self._project, log=False)
+        _defer_extensions(config, self.checker)
+        if not config.strict:
+            return
+        try:
+            found = check_project(self._project, self.checker)
+        except DocpactError as error:
+            raise PluginError(str(error)) from None
+        errors = [finding for finding in found if finding.severity == "error"]
+        if not errors:
+            return  # logged after the pages, with what they add: nothing, all being checked
+        for finding in found:
+            (logger.error if finding.severity == "error" else logger.info)("docpact: %s", finding)
+        self.checker = None  # logged: on_post_build, which a plugin error skips, has nothing
+        noun = "error" if len(errors) == 1 else "errors"
+        msg = f"docpact: {len(errors)} {noun}; the strict build stops before any page is built"
+        raise PluginError(msg)
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Check the contracts no page loaded, and log every finding of the build once.

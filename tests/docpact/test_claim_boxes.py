@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import html
+import logging
 import re
 import textwrap
 import types
@@ -287,8 +288,11 @@ def test_a_strict_build_renders_the_box(tmp_path) -> None:
     assert (tmp_path / "out" / STYLESHEET).read_text(encoding="utf-8") == _CSS
 
 
-def test_a_build_with_the_plugin_alone_fails_strict_on_claims_findings(tmp_path) -> None:
-    """Without mkdocstrings, the plugin logs the claims findings, and --strict aborts."""
+def test_a_build_with_the_plugin_alone_fails_strict_on_claims_findings(tmp_path, caplog) -> None:
+    """Without mkdocstrings, the plugin logs the claims findings, and --strict aborts.
+
+    It aborts before any page is built, every finding logged.
+    """
     from mkdocs.commands.build import build
     from mkdocs.exceptions import Abort
 
@@ -297,8 +301,12 @@ def test_a_build_with_the_plugin_alone_fails_strict_on_claims_findings(tmp_path)
         "# Home\n\n<!-- docpact: claim two-rows -->\nText.\n", encoding="utf-8"
     )
     config = load_mkdocs_config(str(project / "mkdocs.yml"), site_dir=str(tmp_path / "out"))
-    with pytest.raises(Abort, match="Aborted with 2 errors in strict mode"):
+    with caplog.at_level(logging.ERROR), pytest.raises(Abort, match="Aborted with a BuildError"):
         build(config)
+    logged = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert [m for m in logged if m.startswith("docpact: docs/index.md:3: ")], logged
+    assert logged[-1] == "docpact: 2 errors; the strict build stops before any page is built"
+    assert not (tmp_path / "out" / "index.html").exists()
 
 
 def test_the_plugin_logs_each_finding_of_a_build_once_as_an_error(tmp_path, caplog) -> None:

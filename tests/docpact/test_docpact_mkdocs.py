@@ -175,4 +175,6 @@ def test_with_the_plugin_each_finding_of_every_kind_is_reported_once(
         code for line in warnings for code in ("DP003", "DP007", "DP013", "DP023") if code in line
     )
     assert codes == ["DP003", "DP007", "DP013", "DP023"], result.stdout
-    assert "Aborted with 4 errors" in result.stdout
+    # Checked before the pages: the build stops there, each finding logged once.
+    assert "docpact: 4 errors; the strict build stops before any page is built" in result.stdout
+    assert "Aborted with a BuildError!" in result.stdout

@@ -165,6 +165,9 @@ class Site:
         watched: Given the contract and the configuration, the paths a live-reloading
             server should watch besides the docs, each with whether its subfolders are
             watched too.
+        pages: Given the contract, the pages the hook may rewrite, relative to the project
+            root: a front end that is given a page's Markdown without its path (a
+            Python-Markdown extension) finds the page among them by its text.
     """
 
     prepare: Callable[[Contract, Config], Callable[[str, str], str]] = field(repr=False)
@@ -173,6 +176,7 @@ class Site:
     watched: Callable[[Contract, Config], tuple[tuple[Path, bool], ...]] | None = field(
         default=None, repr=False
     )
+    pages: Callable[[Contract], tuple[str, ...]] | None = field(default=None, repr=False)
 
 
 @dataclass

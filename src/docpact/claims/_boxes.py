@@ -55,9 +55,12 @@ def _prepare(contract: ClaimsContract, config: Config) -> Callable[[str, str], s
 
 
 def _watched(contract: ClaimsContract, config: Config) -> tuple[tuple[Path, bool], ...]:
-    """The properties and the folders of the results, for a live-reloading server."""
+    """The properties, the review ledger and the folders of the results, for a server."""
+    from docpact.claims._ledger import FOLDER
+
     return (
         *((config.root / path, True) for path in contract.properties),
+        (config.root / FOLDER, True),
         *((config.root / path, recursive) for path, recursive in map(_folder, contract.results)),
     )
 
@@ -230,5 +233,6 @@ SITE = Site(
     stylesheet=_CSS,
     extensions=("admonition",),
     watched=_watched,  # type: ignore[arg-type]
+    pages=lambda contract: contract.pages,  # type: ignore[attr-defined]
 )
 """The claims kind's part in a built site: the boxes, their style sheet and what they need."""
