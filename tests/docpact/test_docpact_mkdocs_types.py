@@ -90,8 +90,8 @@ def test_the_mapping_form_of_plugins_gives_mkdocstrings_docstring_style(here: Pa
         ),
         (
             "markdown_extensions:\n  - !!python/name:os.sep : {}\n",
-            "3: error: markdown_extensions names must be str, got "
-            "PythonTag(tag='tag:yaml.org,2002:python/name:os.sep', value=None)",
+            "3: error: is not valid YAML: while constructing a mapping found a Python tag as a "
+            "key (!!python/name:os.sep)",
         ),
         (
             "markdown_extensions:\n  - toc:\n      separator: 5\n",
@@ -146,6 +146,19 @@ def test_the_mapping_form_of_plugins_gives_mkdocstrings_docstring_style(here: Pa
             "markdown_extensions:\n  - toc:\n      separator: !ENV {a: 1}\n",
             "4: error: is not valid YAML: expected a scalar or sequence node, but found mapping",
         ),
+        # Found by fuzzing: a Python tag as a key was a TypeError (its value unhashable).
+        (
+            '? !!python/object/apply:os.system ["echo"]\n: 1\n',
+            "2: error: is not valid YAML: while constructing a mapping in ",
+        ),
+        (
+            "plugins:\n  - search:\n      !!python/name:os.sep : 1\n",
+            "4: error: is not valid YAML: while constructing a mapping found a Python tag as a "
+            "key (!!python/name:os.sep)",
+        ),
+        # A tag neither docpact nor MkDocs knows, as a key or a value.
+        ("? !unknown a\n: 1\n", "2: error: is not valid YAML: could not determine a constructor"),
+        ("nav: !unknown [a]\n", "2: error: is not valid YAML: could not determine a constructor"),
     ],
 )
 def test_a_setting_of_a_type_mkdocs_refuses_is_a_usage_error_at_its_line(

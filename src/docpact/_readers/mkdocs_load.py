@@ -76,6 +76,20 @@ class PythonTag:
 class _Loader(PlacedLoader):
     """A safe loader that also accepts the tags MkDocs configurations use."""
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """A mapping; a Python tag as a key is refused at its line, as nothing MkDocs reads."""
+        for key, _ in node.value:
+            if key.tag.startswith(_PYTHON):
+                context = "while constructing a mapping"
+                problem = f"found a Python tag as a key (!!python/{key.tag.removeprefix(_PYTHON)})"
+                raise yaml.constructor.ConstructorError(
+                    context, node.start_mark, problem, key.start_mark
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
+_PYTHON = "tag:yaml.org,2002:python/"
+
 
 def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
     if isinstance(node, yaml.MappingNode):
@@ -87,7 +101,7 @@ def _python(loader: _Loader, suffix: str, node: yaml.Node) -> PythonTag:
 
 _Loader.add_constructor("!ENV", yaml_env_tag.construct_env_tag)
 _Loader.add_constructor("!relative", lambda loader, node: loader.construct_scalar(node))
-_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _python)
+_Loader.add_multi_constructor(_PYTHON, _python)
 
 
 def read_mkdocs(root: Path) -> dict[str, Any] | None:
