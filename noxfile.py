@@ -65,8 +65,8 @@ SHARED = (
     ],
 )
 DOCS = ("docs", ["-e", ".[sybil]", *_groups("docs")])
-SITE = ("site", ["-e", ".[sybil]", *_groups("tests", "docs", "site")])
-BUILDERS = ("builders", ["-e", ".[sybil]", *_groups("tests", "docs", "builders")])
+# The browser tests and the builders tests share one environment: the site's.
+SITE = ("site", ["-e", ".[sybil]", *_groups("tests", "docs", "site", "builders")])
 MUTATE = ("mutate", ["-e", ".[sybil]", *_groups("tests", "docs", "mutate")])
 # verl.workers.engine_workers, which the real-loop tests drive, imports fastapi and uvicorn;
 # verl's V1 trainer modules import TransferQueue and cachetools.
@@ -158,12 +158,15 @@ def builders(session: nox.Session) -> None:
     Each clean copy passes every strict build; a docstring, page and code drift each fail
     it, naming the file at fault (tests/builders). ``nox -s docs`` keeps MkDocs alone.
     """
-    python = _use_env(session, BUILDERS)
+    python = _use_env(session, SITE)
+    # Each test builds in copies of its own: two at a time.
     session.run(
         python,
         "-m",
         "pytest",
         "tests/builders",
+        "-n",
+        "2",
         "-p",
         "no:cacheprovider",
         *session.posargs,

@@ -80,6 +80,12 @@ CHECKS = {
 # Checks that run only on the clean copy and on the drifts that expect them: each repeats
 # tests another check runs, or needs an environment of its own, and takes long.
 ON_REQUEST = ("properties", "verl", "mkdocs-quiet")
+# The test suites, which stop at their first failure: the clean copy does not run them
+# whole. Each test (each page, for the examples, which share a page's namespace) that
+# failed on a drift runs again on the clean copy, and must pass there: else what failed
+# was the copy, not the drift.
+BASELINED = ("unit-tests", "docs-examples", "verl")
+FAILED_TEST = re.compile(r"^FAILED (?P<node>\S+)")
 # The checks of a drift with a `root`, a fixture project: run inside it, with the copy's docpact.
 ROOT_CHECKS = ("docpact", "docpact-core", "mkdocs", "mkdocs-quiet")
 # The checks whose finding a drift's `at` names.
@@ -135,7 +141,8 @@ class Copy:
 class Outcome:
     """One check run in one copy: whether it failed there, the line saying so, its seconds.
 
-    `claims` are the claims whose property failed an assertion (the `properties` check).
+    `claims` are the claims whose property failed an assertion (the `properties` check);
+    `failed` is the id of the first test that failed, as pytest's summary names it.
     """
 
     check: str
@@ -143,6 +150,7 @@ class Outcome:
     evidence: str
     seconds: float
     claims: frozenset[str] = frozenset()
+    failed: str = ""
 
 
 def get_parser() -> argparse.ArgumentParser:
@@ -299,14 +307,19 @@ def run_properties(tree: Path) -> tuple[str | None, set[str]]:
 def plan(drift: Drift | None, wanted: tuple[str, ...], all_checks: bool = False) -> list[str]:
     """The checks to run on a drift's copy, or on the clean copy (`drift` None, `wanted`).
 
-    The clean copy runs every check, of the `ON_REQUEST` ones those some drift `wanted`.
+    The clean copy runs every check but the `BASELINED` test suites (`baselines` runs
+    what of them failed on a drift), of the `ON_REQUEST` ones those some drift `wanted`.
     A drift's copy runs the checks it expects and the `QUICK` ones; the other long ones
     only with `all_checks`. A drift with a `root` runs the `ROOT_CHECKS` in it.
     """
     if drift is not None and drift.root:
         return list(ROOT_CHECKS)
     if drift is None:
-        return [name for name in CHECKS if name not in ON_REQUEST or name in wanted]
+        return [
+            name
+            for name in CHECKS
+            if name not in BASELINED and (name not in ON_REQUEST or name in wanted)
+        ]
     return [
         name
         for name in CHECKS
@@ -314,7 +327,33 @@ def plan(drift: Drift | None, wanted: tuple[str, ...], all_checks: bool = False)
     ]
 
 
-def run_check(tree: Path, name: str, root: str = "", at: str = "") -> Outcome:
+def baselines(outcomes: list[Outcome]) -> list[tuple[str, tuple[str, ...]]]:
+    """What the clean copy runs of the test suites that caught drifts: each check's targets.
+
+    A test id (`FAILED tests/x.py::test_y`) is its own target; a docs example's is its page,
+    whose examples share a namespace. A suite that failed without naming a test (a module
+    that does not collect) is run whole.
+    """
+    targets: dict[str, set[str]] = {}
+    whole: set[str] = set()
+    for outcome in outcomes:
+        if outcome.check not in BASELINED or not outcome.caught:
+            continue
+        node = outcome.failed
+        if not node:
+            whole.add(outcome.check)
+            continue
+        targets.setdefault(outcome.check, set()).add(
+            node.partition("::")[0] if outcome.check == "docs-examples" else node
+        )
+    found = [(check, ()) for check in BASELINED if check in whole]
+    found += [(c, tuple(sorted(t))) for c, t in sorted(targets.items()) if c not in whole]
+    return found
+
+
+def run_check(
+    tree: Path, name: str, root: str = "", at: str = "", only: tuple[str, ...] = ()
+) -> Outcome:
     """Run one check in `tree` (in its fixture project `root`, if any).
 
     With `at`, a failing docpact check counts as catching only if it reports a finding at
@@ -335,15 +374,20 @@ def run_check(tree: Path, name: str, root: str = "", at: str = "") -> Outcome:
     sources = os.pathsep.join(str(tree / path) for path in SOURCES)
     env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
     python = str(VERL_PYTHON) if name == "verl" else sys.executable
+    # A baseline runs some tests of a suite: its options, not its paths.
+    command = [*PYTEST, *only] if only else CHECKS[name]
     result = subprocess.run(
-        [python, *CHECKS[name]], cwd=tree / root, env=env, capture_output=True, check=False
+        [python, *command], cwd=tree / root, env=env, capture_output=True, check=False
     )
     seconds = time.perf_counter() - start
     output = result.stdout.decode(errors="replace") + result.stderr.decode(errors="replace")
     if not result.returncode:
         return Outcome(name, False, "", seconds)
     if not at:
-        return Outcome(name, True, evidence(output), seconds)
+        failed = next(
+            (m["node"] for line in output.splitlines() if (m := FAILED_TEST.match(line))), ""
+        )
+        return Outcome(name, True, evidence(output), seconds, failed=failed)
     # docpact-core names the pyproject it was given: its findings there are pyproject.toml's.
     lines = output.replace(f"{CORE_PYPROJECT}:", "pyproject.toml:").splitlines()
     found = [line for line in lines if (match := FINDING.match(line)) and match["at"] == at]
@@ -445,6 +489,9 @@ def run(args: argparse.Namespace) -> int:
             if "docpact-core" in copy.checks:
                 write_core(copy.tree / copy.root)
         outcomes = run_all([*clean, *copies], args.jobs)
+        if clean:  # the tests that caught drifts, again on the clean copy
+            wanted_baselines = baselines([o for found in outcomes[len(clean) :] for o in found])
+            outcomes[0] += run_baselines(pristine, wanted_baselines, args.jobs)
     seconds = time.perf_counter() - began
     rows, details, ok = [], [], True
     if clean:
@@ -482,6 +529,17 @@ def run(args: argparse.Namespace) -> int:
     if args.update_docs:
         update_docs(killed, len(catalogue))
     return 0 if ok else 1
+
+
+def run_baselines(
+    tree: Path, wanted: list[tuple[str, tuple[str, ...]]], jobs: int
+) -> list[Outcome]:
+    """Run each baseline on the clean copy: the targets of a suite, or the suite whole."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [
+            pool.submit(run_check, tree, check, "", "", targets) for check, targets in wanted
+        ]
+        return [future.result() for future in futures]
 
 
 def run_all(copies: list[Copy], jobs: int) -> list[list[Outcome]]:

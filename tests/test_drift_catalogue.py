@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -161,7 +162,10 @@ def test_every_at_names_a_line_of_the_drifted_tree(entry, tmp_path):
 
 
 def test_a_drift_copy_runs_its_expected_checks_and_the_quick_ones():
-    """Long checks a drift does not expect run only with --all-checks; the clean copy runs all."""
+    """Long checks a drift does not expect run only with --all-checks.
+
+    The clean copy runs every check but the test suites.
+    """
     [entry] = [d for d in DRIFTS if d.name == "default changed in the docs YAML block only"]
     assert drift.plan(entry, ("properties",)) == [
         "docpact",
@@ -176,11 +180,10 @@ def test_a_drift_copy_runs_its_expected_checks_and_the_quick_ones():
         "unit-tests",
         "mkdocs",
     ]
+    # The test suites run on the clean copy only as baselines: what failed on a drift.
     assert drift.plan(None, ("properties",)) == [
         "docpact",
         "docpact-core",
-        "docs-examples",
-        "unit-tests",
         "mkdocs",
         "properties",
     ]
@@ -256,3 +259,32 @@ def test_a_failed_tests_id_is_its_evidence_not_a_finding_it_logged():
     )
     assert drift.evidence(output) == "FAILED tests/test_a.py::test_b - AssertionError"
     assert drift.evidence("docs/a.md:3: DP004 section\n") == "docs/a.md:3: DP004 section"
+
+
+def test_the_clean_copy_runs_again_each_test_and_page_that_caught_a_drift():
+    """A test id is its own baseline, an example its page; a suite naming none runs whole."""
+    outcomes = [
+        drift.Outcome(
+            "unit-tests", True, "FAILED tests/a.py::test_x - Assert", 1, failed="tests/a.py::test_x"
+        ),
+        drift.Outcome("unit-tests", True, "", 1, failed="tests/a.py::test_x"),
+        drift.Outcome("docs-examples", True, "", 1, failed="docs/explain.md::line:75,column:1"),
+        drift.Outcome("docs-examples", True, "", 1, failed="docs/verl.md::line:3,column:1"),
+        drift.Outcome("verl", True, "ERROR collecting tests/x.py", 1),
+        drift.Outcome("unit-tests", False, "", 1),
+        drift.Outcome("docpact", True, "x.py:1: DP001 gone", 1),
+    ]
+    assert drift.baselines(outcomes) == [
+        ("verl", ()),
+        ("docs-examples", ("docs/explain.md", "docs/verl.md")),
+        ("unit-tests", ("tests/a.py::test_x",)),
+    ]
+
+
+def test_a_failed_tests_id_is_recorded_whole_whatever_its_length(tmp_path, monkeypatch):
+    """The id a baseline runs is the summary's, not the evidence cut to 160 characters."""
+    node = "tests/test_a.py::test_" + "x" * 200
+    done = subprocess.CompletedProcess([], 1, f"FAILED {node} - AssertionError\n".encode(), b"")
+    monkeypatch.setattr(drift.subprocess, "run", lambda *args, **kwargs: done)
+    outcome = drift.run_check(tmp_path, "unit-tests")
+    assert (outcome.caught, outcome.failed, len(outcome.evidence)) == (True, node, 160)

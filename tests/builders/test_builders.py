@@ -203,3 +203,36 @@ def _recipe() -> str:
     block = re.search(r"<!-- zensical-recipe -->\s*```console\n(?P<command>.+)\n```", text)
     assert block is not None, "docpact's README has no Zensical recipe block"
     return block["command"]
+
+
+@pytest.mark.slow
+def test_the_griffe_extension_alone_fails_a_strict_zensical_build_and_no_other(
+    tmp_path: Path,
+) -> None:
+    """Without the Markdown extension, mkdocstrings' docpact extension is the gate."""
+    tree = _copy("repository", tmp_path / "repository")
+    config = tree / "mkdocs.yml"
+    text = config.read_text("utf-8")
+    markdown = text.index("markdown_extensions:")
+    gate = text.index("\n  - docpact\n", markdown)  # the first after it, before the plugins
+    assert gate < text.index("\nplugins:"), "mkdocs.yml lists no docpact Markdown extension"
+    config.write_text(text[:gate] + text[gate + len("\n  - docpact") :], "utf-8")
+    path, old, new, at = REPOSITORY_DRIFTS["code"]
+    _edit(tree / path, old, new)
+    status, output = _build("zensical", tree, clean=True)
+    # It stops at the first package's findings: the claims whose code under test is there.
+    assert (status, "Traceback" in output) == (1, False), output[-3000:]
+    assert f"changed since the review: {path}::" in output, output[-3000:]
+    env = os.environ | {"PYTHONPATH": str(tree / "src"), "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "zensical", "build", "--clean"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr  # not strict: printed, built
+    assert f"docpact: {at}: DP" in done.stdout + done.stderr  # every package's, once built
+    assert (tree / "site" / "index.html").is_file()
