@@ -236,3 +236,27 @@ def test_the_griffe_extension_alone_fails_a_strict_zensical_build_and_no_other(
     assert done.returncode == 0, done.stdout + done.stderr  # not strict: printed, built
     assert f"docpact: {at}: DP" in done.stdout + done.stderr  # every package's, once built
     assert (tree / "site" / "index.html").is_file()
+
+
+@pytest.mark.slow
+def test_the_zensical_wiring_of_docs_adopt_md_gates_the_build_as_written(tmp_path: Path) -> None:
+    """The README's `markdown_extensions` block, put in the adopter's configuration as is."""
+    block = re.search(r"```yaml\n(markdown_extensions:\n(?:  .*\n)+)```", README.read_text("utf-8"))
+    assert block is not None, "docpact's README shows no markdown_extensions block"
+    tree = _copy("adopter", tmp_path / "adopter")
+    base = tree / "config" / "base.yml"
+    kept = [  # the adopter's other extensions (its toc's separator): without its own two
+        line
+        for line in base.read_text("utf-8").splitlines(keepends=True)
+        if line.strip() not in {"- admonition", "- docpact"}
+    ]
+    at = kept.index("markdown_extensions:\n") + 1
+    base.write_text("".join(kept[:at]) + block[1].partition("\n")[2] + "".join(kept[at:]), "utf-8")
+    status, output = _build("zensical", tree, clean=True)
+    assert (status, "docpact:" in output) == (0, False), output
+    page = (tree / "site" / "20-trainer-configuration" / "index.html").read_text("utf-8")
+    assert 'class="admonition docpact-claim docpact-' in page  # the boxes, drawn
+    path, old, new, at = ADOPTER_DRIFTS["page"]
+    _edit(tree / path, old, new)
+    status, output = _build("zensical", tree)
+    assert (status, f"docpact: {at}: DP" in output) == (1, True), output
