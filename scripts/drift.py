@@ -5,7 +5,9 @@
 A drift whose `expect` names `docpact` or `docpact-core` must give `at = "path:line"`, the
 finding the edit makes (a path relative to the drift's `root` where it has one): those
 checks count as catching it only if their output holds a finding at that line, so a drift
-caught by accident elsewhere fails the run. Every check runs on the clean copy. On a drift's
+caught by accident elsewhere fails the run. Every check runs on the clean copy but the
+test suites, of which it runs each test (each page of examples) that failed on a drift,
+which must pass there (`BASELINED`). On a drift's
 copy run the checks it expects, the quick ones (`QUICK`) whatever it expects, and the long
 ones it does not expect only with `--all-checks`: a run's verdict needs the expected
 checks alone, and the long ones are most of its time. Each check of each copy is one task;
@@ -85,7 +87,9 @@ ON_REQUEST = ("properties", "verl", "mkdocs-quiet")
 # failed on a drift runs again on the clean copy, and must pass there: else what failed
 # was the copy, not the drift.
 BASELINED = ("unit-tests", "docs-examples", "verl")
-FAILED_TEST = re.compile(r"^FAILED (?P<node>\S+)")
+# A failed test in pytest's short summary: its id, up to the ` - ` before the reason.
+FAILED_TEST = re.compile(r"^FAILED (?P<node>.+?)(?: - .*)?$")
+SUMMARY = "short test summary info"
 # The checks of a drift with a `root`, a fixture project: run inside it, with the copy's docpact.
 ROOT_CHECKS = ("docpact", "docpact-core", "mkdocs", "mkdocs-quiet")
 # The checks whose finding a drift's `at` names.
@@ -374,7 +378,8 @@ def run_check(
     sources = os.pathsep.join(str(tree / path) for path in SOURCES)
     env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
     python = str(VERL_PYTHON) if name == "verl" else sys.executable
-    # A baseline runs some tests of a suite: its options, not its paths.
+    # A baseline runs some tests of a suite by id: its options, not its paths, `-m` or
+    # `--ignore`s, which an id needs none of.
     command = [*PYTEST, *only] if only else CHECKS[name]
     result = subprocess.run(
         [python, *command], cwd=tree / root, env=env, capture_output=True, check=False
@@ -384,9 +389,7 @@ def run_check(
     if not result.returncode:
         return Outcome(name, False, "", seconds)
     if not at:
-        failed = next(
-            (m["node"] for line in output.splitlines() if (m := FAILED_TEST.match(line))), ""
-        )
+        failed = _first_failed(output)
         return Outcome(name, True, evidence(output), seconds, failed=failed)
     # docpact-core names the pyproject it was given: its findings there are pyproject.toml's.
     lines = output.replace(f"{CORE_PYPROJECT}:", "pyproject.toml:").splitlines()
@@ -394,6 +397,20 @@ def run_check(
     if found:
         return Outcome(name, True, found[0][:160], seconds)
     return Outcome(name, False, f"NO FINDING AT {at}; it reported: {evidence(output)}", seconds)
+
+
+def _first_failed(output: str) -> str:
+    """The first test pytest's short summary names as failed, without its parameters.
+
+    The summary comes last: what a test printed before it (a pytest run of its own) is not
+    read. A parametrized test is run again whole: an id cut at its brackets cannot be
+    misread, whatever its parameters hold (spaces, ` - `).
+    """
+    summary = output.rpartition(SUMMARY)[2] if SUMMARY in output else ""
+    for line in summary.splitlines():
+        if match := FAILED_TEST.match(line.strip()):
+            return match["node"].partition("[")[0]
+    return ""
 
 
 def write_core(folder: Path) -> None:
@@ -549,7 +566,7 @@ def run_all(copies: list[Copy], jobs: int) -> list[list[Outcome]]:
     its own site folder), so the checks of one copy run at once as well as those of two.
     """
     tasks = [(index, name) for index, copy in enumerate(copies) for name in copy.checks]
-    # The clean copy runs every test to its end: its long checks take longest of all.
+    # The clean copy's checks take longest of all: its builds and properties start first.
     tasks.sort(key=lambda task: -COST.get(task[1], 5) * (2 if copies[task[0]].drift else 3))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [

@@ -281,10 +281,24 @@ def test_the_clean_copy_runs_again_each_test_and_page_that_caught_a_drift():
     ]
 
 
-def test_a_failed_tests_id_is_recorded_whole_whatever_its_length(tmp_path, monkeypatch):
-    """The id a baseline runs is the summary's, not the evidence cut to 160 characters."""
-    node = "tests/test_a.py::test_" + "x" * 200
-    done = subprocess.CompletedProcess([], 1, f"FAILED {node} - AssertionError\n".encode(), b"")
+@pytest.mark.parametrize(
+    ("summary", "node"),
+    [
+        ("FAILED tests/test_a.py::test_" + "x" * 200 + " - AssertionError", "x" * 200),
+        ("FAILED tests/test_a.py::test_x[check's findings] - assert 1", "x"),
+        ("FAILED tests/test_a.py::test_x[a - b]", "x"),
+        ("FAILED tests/test_a.py::test_x", "x"),
+    ],
+)
+def test_a_failed_tests_id_is_read_whole_from_the_summary(tmp_path, monkeypatch, summary, node):
+    """The id a baseline runs: the summary's, not the evidence cut to 160 characters.
+
+    Its parameters are left out, whatever they hold; a FAILED line printed before the
+    summary (a test's own pytest run) is not read.
+    """
+    printed = "FAILED tests/inner.py::test_printed - by a test\n"
+    output = f"{printed}=== short test summary info ===\n{summary}\n=== 1 failed ===\n"
+    done = subprocess.CompletedProcess([], 1, output.encode(), b"")
     monkeypatch.setattr(drift.subprocess, "run", lambda *args, **kwargs: done)
     outcome = drift.run_check(tmp_path, "unit-tests")
-    assert (outcome.caught, outcome.failed, len(outcome.evidence)) == (True, node, 160)
+    assert (outcome.caught, outcome.failed) == (True, f"tests/test_a.py::test_{node}")

@@ -11,16 +11,16 @@ traceback. So under Zensical, docpact prints its findings itself, each once per 
 status 1 at once, before the page being rendered is written or cached, and with no
 traceback.
 
-Which builder runs is read from the process: Zensical's command line imports the
-`zensical` package, and its `build` command takes `--strict` or `-s` (alone or with `-c`,
-as click groups short flags). Zensical exposes its options to no Python code.
+Which builder runs is read from the process's command line, as Zensical documents it
+(`zensical build [-f FILE] [-c] [-s]`, `zensical serve`): Zensical exposes its options to
+no Python code. A process that merely imported `zensical` (a test run) is no build.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,16 +28,67 @@ if TYPE_CHECKING:
 
     from docpact._model.findings import Finding
 
-__all__ = ["report", "strict_zensical_build", "zensical_build"]
+__all__ = [
+    "report",
+    "strict_zensical_build",
+    "zensical_build",
+    "zensical_command",
+    "zensical_folder",
+]
 
-_STRICT_SHORT = re.compile(r"-[a-z]*s[a-z]*")  # `-s`, `-cs`: click's grouped short flags
 _STATE: dict[str, object] = {"key": None}
 _PRINTED: set[Finding | str] = set()
 
 
-def zensical_build() -> bool:
-    """Whether the process is a Zensical build or server: it imported `zensical`."""
-    return "zensical" in sys.modules
+def zensical_build(argv: Sequence[str] | None = None) -> bool:
+    """Whether the process is Zensical's command line (`zensical`, `python -m zensical`).
+
+    Args:
+        argv: The command line; `sys.argv` by default.
+    """
+    argv = sys.argv if argv is None else argv
+    if not argv or "zensical" not in sys.modules:
+        return False
+    program = Path(argv[0])
+    return program.name == "zensical" or program.parts[-2:] == ("zensical", "__main__.py")
+
+
+def zensical_command(argv: Sequence[str] | None = None) -> tuple[str, str, bool]:
+    """Zensical's command, the configuration file it names and whether `--strict` is set.
+
+    Read as click reads `zensical build`'s options: `-f FILE` (or `-fFILE`,
+    `--config-file FILE`, `--config-file=FILE`) takes a value, `-c` and `-s` do not and
+    may be grouped (`-cs`); the command is the first argument that is no option.
+
+    Args:
+        argv: The command line; `sys.argv` by default.
+
+    Returns:
+        The command (`build`, `serve`; empty when none), the configuration file (empty for
+        Zensical's default, `mkdocs.yml` in the current folder), and whether it is strict.
+    """
+    argv = sys.argv if argv is None else argv
+    arguments = list(argv[1:])
+    command = next((a for a in arguments if not a.startswith("-")), "")
+    rest = arguments[arguments.index(command) + 1 :] if command else []
+    config, strict, i = "", False, 0
+    while i < len(rest):
+        argument = rest[i]
+        i += 1
+        if argument in {"--config-file", "-f"}:
+            config, i = (rest[i] if i < len(rest) else ""), i + 1
+        elif argument.startswith("--config-file="):
+            config = argument.partition("=")[2]
+        elif argument == "--strict":
+            strict = True
+        elif argument.startswith("-") and not argument.startswith("--"):
+            for index, flag in enumerate(argument[1:], 1):
+                if flag == "f":  # the rest is its value, or the next argument is
+                    value = argument[index + 1 :]
+                    config, i = (value, i) if value else (rest[i] if i < len(rest) else "", i + 1)
+                    break
+                strict = strict or flag == "s"
+    return command, config, strict
 
 
 def strict_zensical_build(argv: Sequence[str] | None = None) -> bool:
@@ -50,12 +101,14 @@ def strict_zensical_build(argv: Sequence[str] | None = None) -> bool:
         True in a strict Zensical build; False under any other builder, in `serve`
         (whose strict mode Zensical does not support) and without the flag.
     """
-    argv = sys.argv if argv is None else argv
-    arguments = list(argv[1:])
-    if not zensical_build() or "build" not in arguments:
-        return False
-    after = arguments[arguments.index("build") + 1 :]
-    return any(a == "--strict" or _STRICT_SHORT.fullmatch(a) is not None for a in after)
+    command, _, strict = zensical_command(argv)
+    return zensical_build(argv) and command == "build" and strict
+
+
+def zensical_folder(argv: Sequence[str] | None = None) -> Path:
+    """The folder of the configuration file a Zensical command names; else the current one."""
+    _, config, _ = zensical_command(argv)
+    return Path(config).absolute().parent if config else Path.cwd()
 
 
 def report(findings: Iterable[Finding | str], key: object = None) -> None:

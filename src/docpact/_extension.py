@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from griffe import Extension, get_logger
 
-from docpact._builders import report, zensical_build
+from docpact._builders import report, zensical_build, zensical_folder
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
 from docpact._readers.files import Unreadable, read_text
@@ -100,8 +100,10 @@ class ContractExtension(Extension):
             config = defer_to.config
         elif config is None:
             try:
-                # mkdocs.yml's `!relative $config_dir/pyproject.toml` is a path-like object.
-                config = load_config(pyproject or find_pyproject(Path.cwd()))
+                # mkdocs.yml's `!relative $config_dir/pyproject.toml` is a path-like object;
+                # Zensical, which refuses that tag, names its configuration's folder.
+                folder = zensical_folder() if zensical_build() else Path.cwd()
+                config = load_config(pyproject or find_pyproject(folder))
             except DocpactError as error:
                 _error(str(error))
         self.config = config

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 
-from docpact._builders import report, zensical_build
+from docpact._builders import report, zensical_build, zensical_folder
 from docpact._check import check_project
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DocpactExtension", "makeExtension"]
 
+# A page's YAML front matter, which builders leave out of the Markdown they render.
+_YAML_FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:-{3}|\.{3})[ \t]*(?:\n|\Z)", re.DOTALL)
 # Folders no check reads: hidden ones (.git, .nox, .venv), the built site, caches.
 _SKIPPED = frozenset({"site", "node_modules", "__pycache__"})
 
@@ -58,16 +61,17 @@ class DocpactExtension(Extension):
     """Check the project once per process and its changes, and draw the claim boxes.
 
     Options:
-        pyproject: The project's `pyproject.toml`; by default, the one in the current
-            folder or the nearest folder above it.
+        pyproject: The project's `pyproject.toml`, relative to the folder of the
+            configuration file Zensical builds; by default, the one in that folder or the
+            nearest folder above it.
     """
 
     def __init__(self, **kwargs: Any) -> None:
         self.config = {
             "pyproject": [
                 "",
-                "The project's pyproject.toml; by default the current folder's or the "
-                "nearest above it",
+                "The project's pyproject.toml, relative to the configuration's folder; by "
+                "default that folder's or the nearest above it",
             ]
         }
         super().__init__(**kwargs)
@@ -97,7 +101,7 @@ class _Gate:
         self.config: Config | None = None
         # Each kind that changes pages: its name, site, page hook and the pages it rewrites.
         self.sites: list[tuple[str, Site, Callable[[str, str], str], tuple[str, ...]]] = []
-        self.bodies: dict[str, str] = {}
+        self.bodies: dict[str, tuple[str, str]] = {}
 
     def refresh(self) -> None:
         """Check the project again if a file the last check read changed."""
@@ -146,8 +150,12 @@ class _Gate:
                         text = read_text(self.config.root / page)
                     except Unreadable:
                         text = ""
-                    self.bodies[page] = "\n".join(without_front_matter(page_lines(text))).strip()
-                if self.bodies[page] == wanted:
+                    # Zensical drops YAML front matter alone; MkDocs, MultiMarkdown's too.
+                    self.bodies[page] = (
+                        _YAML_FRONT_MATTER.sub("", text, count=1).strip(),
+                        "\n".join(without_front_matter(page_lines(text))).strip(),
+                    )
+                if wanted in self.bodies[page]:
                     return page
         return None
 
@@ -157,8 +165,9 @@ _GATES: dict[str, _Gate] = {}
 
 def _gate(pyproject: str) -> _Gate | None:
     """The project's gate, refreshed; `None`, the error reported, when no project is found."""
+    folder = zensical_folder()  # `zensical build -f other/mkdocs.yml`: that folder's project
     try:
-        path = Path(pyproject).absolute() if pyproject else find_pyproject(Path.cwd())
+        path = (folder / pyproject).absolute() if pyproject else find_pyproject(folder)
     except DocpactError as error:
         report([str(error)], key=("unfound", str(error)))
         return None
@@ -174,10 +183,13 @@ def _pages(site: Site, contract: Any) -> tuple[str, ...]:
 def _inputs(config: Config) -> list[Path]:
     """The files a check of the project reads, or may: what keys it."""
     root = config.root
-    found = {config.pyproject}
+    # The configuration docpact reads with the contracts (headings, docstring style).
+    found = {config.pyproject, root / "mkdocs.yml", root / "mkdocs.yaml"}
     folders = [root / path for path in config.paths]
     for contract in config.contracts:
         found.update(root / ref.partition("#")[0] for ref in contract.docs)
+        if isinstance(file := getattr(contract, "file", None), str):  # config-defaults'
+            found.add(root / file)
         registered = kind(contract.kind)
         site = registered.site if registered is not None else None
         if site is not None:
@@ -193,6 +205,7 @@ def _inputs(config: Config) -> list[Path]:
             continue
         for current, subfolders, files in os.walk(folder):
             subfolders[:] = [n for n in subfolders if not n.startswith(".") and n not in _SKIPPED]
+            found.add(Path(current))  # its time changes when a file is added or removed
             found.update(Path(current) / name for name in files if _read_by_a_check(name))
     return sorted(found)
 
@@ -220,7 +233,7 @@ def _digest(paths: list[Path]) -> str:
     for path in paths:
         digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
         try:
-            digest.update(path.read_bytes())
+            digest.update(b"folder" if path.is_dir() else path.read_bytes())
         except OSError:
             digest.update(b"\0unreadable")
         digest.update(b"\0")

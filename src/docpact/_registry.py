@@ -13,6 +13,7 @@ every kind is asked for, as by the help).
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -82,7 +83,8 @@ register, the claims extension's among them (`rules(all_kinds())` has those)."""
 def all_kinds() -> dict[str, Kind]:
     """Every kind: docpact's own, then those that installed distributions register.
 
-    The entry points are read once per `sys.path`: a run asks for the kinds several times.
+    The entry points are read once per `sys.path` and the modification times of its
+    folders (where a distribution installed later changes one): a run asks several times.
 
     Returns:
         Every kind, by name.
@@ -92,14 +94,21 @@ def all_kinds() -> dict[str, Kind]:
             the name of another kind or a code of another rule; the message names the
             distribution.
     """
-    key = tuple(sys.path)
+    key = tuple((folder, _modified(folder)) for folder in sys.path)
     if key not in _ALL_KINDS:
         _ALL_KINDS.clear()  # one `sys.path` at a time: a test that changes it reads them anew
         _ALL_KINDS[key] = _registered_kinds()
     return dict(_ALL_KINDS[key])
 
 
-_ALL_KINDS: dict[tuple[str, ...], dict[str, Kind]] = {}
+_ALL_KINDS: dict[tuple[tuple[str, int], ...], dict[str, Kind]] = {}
+
+
+def _modified(folder: str) -> int:
+    try:
+        return os.stat(folder or ".").st_mtime_ns
+    except (OSError, ValueError):
+        return -1
 
 
 def _registered_kinds() -> dict[str, Kind]:

@@ -29,11 +29,13 @@ from pathlib import Path
 __all__ = [
     "Unreadable",
     "copy_files",
+    "decode",
     "git_commit",
     "git_files",
     "git_head",
     "kind",
     "parse_python",
+    "read_data",
     "read_error",
     "read_python",
     "read_text",
@@ -77,6 +79,21 @@ def read_text(path: Path) -> str:
     Raises:
         Unreadable: When the path is not a regular file, cannot be opened, or is not UTF-8.
     """
+    return decode(read_data(path))
+
+
+def read_data(path: Path) -> bytes:
+    """The bytes of a regular file: what `read_text` decodes.
+
+    Args:
+        path: The file.
+
+    Returns:
+        The bytes.
+
+    Raises:
+        Unreadable: When the path is not a regular file or cannot be opened.
+    """
     try:
         mode = os.stat(path).st_mode
     except ValueError:  # a NUL byte in the name
@@ -88,9 +105,23 @@ def read_text(path: Path) -> str:
         kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
         raise Unreadable(1, f"cannot be read: it is {kind}")
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as error:
         raise Unreadable(1, f"cannot be read: {error.strerror}") from None
+
+
+def decode(data: bytes) -> str:
+    r"""A file's bytes as `read_text` gives its text: UTF-8, no byte-order mark, ``\n`` breaks.
+
+    Args:
+        data: The bytes.
+
+    Returns:
+        The text.
+
+    Raises:
+        Unreadable: When the bytes are not UTF-8.
+    """
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -112,11 +112,11 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
             pages[page] = error
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
     ledger = read_ledger(config.root)
-    known: dict[str, tuple[str, dict[str, str]]] = {}
+    known: dict[str, tuple[str, dict[tuple[str, str], str]]] = {}
     for review in ledger.claims.values():  # a test file unchanged since its review
         blob = review.files.get(review.path)
         if blob and known.setdefault(review.path, (blob, {}))[0] == blob:
-            known[review.path][1][review.node] = review.code
+            known[review.path][1][review.node, review.claim] = review.code
     bindings, unreadable = read_bindings(config.root, contract.properties, known)
     names = sessions(config.root)
     runs, bad_runs = read_runs(config.root, contract.results)

@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docpact._model import keys
-from docpact._readers.files import Unreadable, kind, parse_python, read_python, read_text
+from docpact._readers.files import (
+    Unreadable,
+    decode,
+    kind,
+    parse_python,
+    read_data,
+    read_python,
+)
 from docpact.claims._fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
 from docpact.claims._page import CLAIM_ID
 
@@ -87,7 +94,9 @@ class Binding:
 
 
 def read_bindings(
-    root: Path, paths: tuple[str, ...], known: dict[str, tuple[str, dict[str, str]]] | None = None
+    root: Path,
+    paths: tuple[str, ...],
+    known: dict[str, tuple[str, dict[tuple[str, str], str]]] | None = None,
 ) -> tuple[list[Binding], list[tuple[str, int, str]]]:
     """Read every binding of the Python files under `paths`, in path and line order.
 
@@ -97,8 +106,9 @@ def read_bindings(
         root: The project root.
         paths: Files and folders relative to the root; folders are searched recursively.
         known: Fingerprints already taken, as the reviews recorded them: by file, its git
-            blob id then, and each property's code by node id. A file whose bytes still have
-            that id has those fingerprints: its properties are not fingerprinted again.
+            blob id then, and each property's code by node id and claim. A file whose bytes
+            still have that id has those fingerprints: its properties are not fingerprinted
+            again.
 
     Returns:
         The bindings, and the problems of files that cannot be read or parsed, as
@@ -114,20 +124,16 @@ def read_bindings(
             continue
         where = file.relative_to(root).as_posix()
         try:
-            text = read_text(file)
+            data = read_data(file)  # the bytes parsed are those whose blob id is compared
+            text = decode(data)
             if "docpact" not in text or not _BOUND.search(text):  # a substring's test first
                 continue
             tree = parse_python(text, where)
         except Unreadable as error:
             problems.append((where, error.line, f"{where} {error.reason}"))
             continue
-        codes: dict[str, str] = {}
-        if where in known:
-            try:
-                codes = known[where][1] if blob_id(file.read_bytes()) == known[where][0] else {}
-            except OSError:
-                codes = {}
-        bindings += _bindings(tree, where, text, shared, codes)
+        same = where in known and blob_id(data) == known[where][0]
+        bindings += _bindings(tree, where, text, shared, known[where][1] if same else {})
     return bindings, problems
 
 
@@ -201,7 +207,7 @@ def _bindings(
     where: str,
     text: str,
     shared: Fingerprints | None = None,
-    codes: dict[str, str] | None = None,
+    codes: dict[tuple[str, str], str] | None = None,
 ) -> list[Binding]:
     shared = shared or Fingerprints()
     nodes = shared.statements(tree)  # decorated definitions and imports are statements
@@ -241,7 +247,7 @@ def _bindings(
             node_id = node_ids.get(id(node), node.name)
             if binding.claim is not None:
                 try:
-                    code = (codes or {}).get(node_id) or code_fingerprint(
+                    code = (codes or {}).get((node_id, binding.claim)) or code_fingerprint(
                         tree, node, functions, modules, shared=shared
                     )
                 except RecursionError:

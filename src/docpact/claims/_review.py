@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from docpact._model.errors import DocpactError
 from docpact._readers.files import git_head, replace_file
-from docpact.claims._ledger import ClaimReview, PageReview, blob_id, write
+from docpact.claims._ledger import ClaimReview, PageReview, write
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -110,7 +110,7 @@ def update(analysis: Analysis, config: Config, ids: tuple[str, ...] = ()) -> Upd
                 )
             )
             continue
-        fresh.append(_review(config, page, block, binding, units, head[0] or ""))
+        fresh.append(_review(now, page, block, binding, units, head[0] or ""))
         done.claims[claim_id] = review
     if missing:
         commit = head[0][:12] if head[0] else "none: this is no git checkout"
@@ -177,21 +177,20 @@ def _run_units(
 
 
 def _review(
-    config: Config,
+    now: Units,
     page: str,
     block: Block,
     binding: Binding,
     units: dict[str, str],
     commit: str,
 ) -> ClaimReview:
-    """A claim's review as it stands, with the blob ids of the files it read."""
+    """A claim's review as it stands, with the blob ids of the files it read.
+
+    A file of the code under test has the id of the bytes whose units were compared with
+    the run's, not of a later read.
+    """
     names = {page, binding.path, *(name.rpartition("::")[0] for name in units)}
-    files = {}
-    for name in sorted(names):
-        try:
-            files[name] = blob_id((config.root / name).read_bytes())
-        except OSError:
-            continue
+    files = {name: blob for name in sorted(names) if (blob := now.blob(name)) is not None}
     return ClaimReview(
         block.argument,
         page,
@@ -238,7 +237,7 @@ def migrate(analysis: Analysis, config: Config) -> Update:
                 done.left.append((binding.path, binding.line, why))
                 continue
             units = _run_units(analysis, binding, head, now) or {}
-            fresh.append(_review(config, page, block, binding, units, head[0] or ""))
+            fresh.append(_review(now, page, block, binding, units, head[0] or ""))
             done.claims[block.argument] = None
             if not units:
                 why = (

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from docpact._readers.files import Unreadable, parse_python, read_text
+from docpact._readers.files import Unreadable, decode, parse_python, read_data, read_text
 from docpact.claims._fingerprint import canonical
+from docpact.claims._ledger import blob_id
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -128,7 +129,7 @@ class Units:
         found = []
         for name, fingerprint in sorted(recorded.items()):
             path = split(name)[0]
-            if blobs and path in blobs and self._blob(path) == blobs[path]:
+            if blobs and path in blobs and self.blob(path) == blobs[path]:
                 continue
             unit = self.get(name)
             if unit is None or unit.fingerprint != fingerprint:
@@ -196,7 +197,8 @@ class Units:
                     rest = parts[cut:]
                     qualname = ".".join(rest)
                     inner = f"{qualname}."
-                    if not rest or qualname in units or any(n.startswith(inner) for n in units):
+                    defined = qualname in units or any(n.startswith(inner) for n in units)
+                    if not rest or (defined and rest[0] not in self._imported(path)):
                         return f"{path}::{qualname}"  # a unit, or a class of units: no alias
                     member = self._module(path)
                     for depth, name in enumerate(rest):
@@ -208,16 +210,37 @@ class Units:
                     return f"{path}::{'.'.join(rest)}"
         return None
 
-    def _blob(self, path: str) -> str | None:
-        """A file's git blob id now, `None` when it cannot be read."""
-        from docpact.claims._ledger import blob_id
+    def blob(self, path: str) -> str | None:
+        """A file's git blob id, of the bytes its units were read from if they were read.
 
+        Args:
+            path: The file, relative to the project root, with forward slashes.
+
+        Returns:
+            The id, or `None` when the file cannot be read.
+        """
         if path not in self._blobs:
             try:
-                self._blobs[path] = blob_id((self._root / path).read_bytes())
-            except OSError:
+                self._blobs[path] = blob_id(read_data(self._root / path))
+            except Unreadable:
                 self._blobs[path] = None
         return self._blobs[path]
+
+    def _imported(self, path: str) -> set[str]:
+        """The names a module's imports bind, those in blocks (`try`, `if`) included.
+
+        A name a module both defines and imports may be either: griffe says which.
+        """
+        tree = parse_python(read_text(self._root / path), path)  # parsed once: cached
+        names: set[str] = set()
+        stack = [tree.body]
+        while stack:
+            for node in stack.pop():
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    names.update((a.asname or a.name).partition(".")[0] for a in node.names)
+                elif not isinstance(node, Definition | ast.ClassDef):
+                    stack.extend(_blocks(node))
+        return names
 
     def _module(self, path: str) -> Any:
         """A file's module as griffe reads it (`griffe.visit`), for the imports it re-exports."""
@@ -231,7 +254,9 @@ class Units:
 
     def _read(self, path: str) -> dict[str, Unit] | None:
         try:
-            tree = parse_python(read_text(self._root / path), path)
+            data = read_data(self._root / path)
+            self._blobs.setdefault(path, blob_id(data))  # of the bytes the units come from
+            tree = parse_python(decode(data), path)
         except Unreadable:
             return None
         return {

@@ -144,31 +144,59 @@ def _tokens(source: str) -> tuple[list[str], list[int]]:
             "begin_environment": f"\\begin{{{token.arg}}}",
             "end_environment": f"\\end{{{token.arg}}}",
         }.get(token.tok, str(token.arg))
-        if raw and raw[-1][1] == r"\tag" and text == "*" and raw[-1][3] == token.pos:
-            raw[-1] = (raw[-1][0], r"\tag*", raw[-1][2], at)
+        if raw and raw[-1][1] in _STARRED and text == "*" and raw[-1][3] == token.pos:
+            raw[-1] = (raw[-1][0], raw[-1][1] + "*", raw[-1][2], at)  # `\tag*`
             continue
         raw.append((token.tok, text, token.pos, at))
+    return _grouped(source, raw)
+
+
+def _grouped(source: str, raw: list[tuple[str, str, int, int]]) -> tuple[list[str], list[int]]:
+    r"""The tokens as the reader takes them: numbers, and name macros with their argument.
+
+    A fraction takes its next two arguments and `^` and `_` their next one: a digit there is
+    an argument of its own (`\frac12` is one half, `x^23` is `x` squared times 3), as TeX
+    reads it. A math alphabet's argument (`\mathrm{num\_rows}`) is one name, its spaces
+    dropped, and a single character is that letter alone (`\mathrm{r}` is `r`); a text
+    macro's (`\text{ where }`) is kept as written, spaces and all.
+    """
+    closes: dict[int, int] = {}
+    opened: list[int] = []
+    for index, (kind, *_) in enumerate(raw):
+        if kind == "brace_open":
+            opened.append(index)
+        elif kind == "brace_close" and opened:
+            closes[opened.pop()] = index
     tokens: list[str] = []
     offsets: list[int] = []
+    pending, resume = 0, []  # arguments still to take; each open brace's, to take after it
     i = 0
     while i < len(raw):
         kind, text, start, end = raw[i]
         i += 1
-        grouped = text in _NAMES or text == r"\operatorname"
-        if kind == "macro" and grouped and i < len(raw) and raw[i][0] == "brace_open":
-            close = _closing(raw, i)
-            if close is not None:
-                inner = source[raw[i][3] : raw[close][2]]
-                if text == r"\operatorname":
-                    tokens.append(f"{text}{{{inner}}}")
-                    offsets.append(start)
-                    i = close + 1
-                    continue
-                tokens += [text, inner] if inner else []  # `\text{}` says nothing
-                offsets += [start, raw[i][3]] if inner else []
-                i = close + 1
-                continue
-        if kind == "char" and text in _DIGITS:
+        if kind == "brace_open":
+            resume.append(max(pending - 1, 0))
+            pending = 0
+        elif kind == "brace_close":
+            pending = resume.pop() if resume else 0
+        grouped = text in _NAMES or text in _OPERATOR_NAMES
+        if kind == "macro" and grouped and i < len(raw) and (close := closes.get(i)) is not None:
+            inner = source[raw[i][3] : raw[close][2]]
+            alphabet = text not in _TEXT_NAMES and text not in _OPERATOR_NAMES
+            if alphabet:
+                inner = "".join(inner.split())
+            if text in _OPERATOR_NAMES:
+                found = [(f"{text}{{{inner}}}", start)]
+            elif alphabet and len(inner) == 1:
+                found = [(inner, raw[i][3])]  # `\mathrm{r}` is the letter `r`
+            else:
+                found = [(text, start), (inner, raw[i][3])] if inner else []  # `\text{}`: none
+            tokens += [token for token, _ in found]
+            offsets += [offset for _, offset in found]
+            pending = max(pending - 1, 0)
+            i = close + 1
+            continue
+        if kind == "char" and text in _DIGITS and pending == 0:
             while i < len(raw) and raw[i][1] in _DIGITS and raw[i][2] == end:
                 text, end = text + raw[i][1], raw[i][3]
                 i += 1
@@ -178,20 +206,18 @@ def _tokens(source: str) -> tuple[list[str], list[int]]:
             continue
         tokens.append(text)
         offsets.append(start)
+        if kind in {"brace_open", "brace_close"}:
+            continue
+        pending = 2 if text in _FRACTIONS else 1 if text in {"^", "_"} else max(pending - 1, 0)
     return tokens, offsets
 
 
 _DIGITS = frozenset("0123456789.")
-
-
-def _closing(raw: list[tuple[str, str, int, int]], opening: int) -> int | None:
-    """The index of the brace that closes the one at `opening`; `None` when none does."""
-    depth = 0
-    for j in range(opening, len(raw)):
-        depth += {"brace_open": 1, "brace_close": -1}.get(raw[j][0], 0)
-        if depth == 0:
-            return j
-    return None
+_STARRED = frozenset({r"\tag", r"\operatorname"})
+_OPERATOR_NAMES = frozenset({r"\operatorname", r"\operatorname*"})
+_TEXT_NAMES = frozenset({r"\text", r"\textrm", r"\textit", r"\textsf", r"\texttt", r"\textbf"}) | {
+    r"\mbox"
+}
 
 
 # Layout, not formula: what separates formulas, and what is dropped with its argument.
