@@ -1057,3 +1057,26 @@ def test_a_text_that_does_not_parse_raises_a_syntax_error_naming_its_path() -> N
     with pytest.raises(SyntaxError) as caught:
         read_text_bindings("def (:\n", "tests/test_a.py")
     assert (caught.value.filename, caught.value.lineno) == ("tests/test_a.py", 1)
+
+
+def test_a_known_code_is_the_one_of_its_claim_where_two_properties_share_a_name(
+    tmp_path: Path,
+) -> None:
+    """A test defined twice, bound to two claims: a review's code is its own claim's."""
+    from docpact.claims._ledger import blob_id
+
+    source = (
+        'from docpact import claim\n\n\n@claim("a")\ndef test_x():\n    assert 1\n\n\n'
+        '@claim("b")\ndef test_x():\n    assert 2\n'
+    )
+    (tmp_path / "test_p.py").write_text(source, encoding="utf-8")
+    plain, _ = read_bindings(tmp_path, ("test_p.py",))
+    codes = {binding.claim: binding.code for binding in plain}
+    assert codes["a"] != codes["b"]
+    blob = blob_id((tmp_path / "test_p.py").read_bytes())
+    known = {"test_p.py": (blob, {("test_x", "b"): codes["b"]})}
+    reused, _ = read_bindings(tmp_path, ("test_p.py",), known)
+    assert {binding.claim: binding.code for binding in reused} == codes
+    stale = {"test_p.py": ("0" * 40, {("test_x", "a"): "f" * 12})}  # another file's bytes
+    again, _ = read_bindings(tmp_path, ("test_p.py",), stale)
+    assert {binding.claim: binding.code for binding in again} == codes

@@ -130,3 +130,47 @@ def test_a_file_that_does_not_parse_or_is_gone_has_no_units(tmp_path: Path) -> N
 
 def test_split_gives_the_file_and_the_qualified_name() -> None:
     assert split("pkg/m.py::Shape.area") == ("pkg/m.py", "Shape.area")
+
+
+def test_a_file_whose_blob_is_the_reviews_is_not_parsed_again(tmp_path: Path) -> None:
+    """The same bytes give the same units: DP019 reads only the files that changed."""
+    from docpact.claims._ledger import blob_id
+
+    units = _units(tmp_path)
+    recorded = {"m.py::outer": units.get("m.py::outer").fingerprint}  # type: ignore[union-attr]
+    blob = blob_id((tmp_path / "m.py").read_bytes())
+    (tmp_path / "m.py").write_text(SOURCE.replace("return a", "return b"), encoding="utf-8")
+    later = Units(tmp_path)
+    # A blob that is the review's says unchanged, without a parse: stale here, on purpose.
+    assert later.changed(recorded, {"m.py": later.blob("m.py") or ""}) == []
+    assert "m.py" not in later._files
+    # The review's own blob differs from the file's now: the file is read, the unit changed.
+    [(name, unit)] = later.changed(recorded, {"m.py": blob})
+    assert (name, unit.name if unit else None) == ("m.py::outer", "m.py::outer")
+
+
+def test_a_units_blob_is_of_the_bytes_its_units_came_from(tmp_path: Path) -> None:
+    """A file edited after its units were read keeps the blob of what was read."""
+    from docpact.claims._ledger import blob_id
+
+    units = _units(tmp_path)
+    before = blob_id((tmp_path / "m.py").read_bytes())
+    assert units.get("m.py::outer") is not None
+    (tmp_path / "m.py").write_text(SOURCE + "\nX = 2\n", encoding="utf-8")
+    assert units.blob("m.py") == before
+
+
+def test_locate_follows_an_import_that_rebinds_a_name_the_module_defines(tmp_path: Path) -> None:
+    """A fallback defined, then replaced by an import when it works: griffe says which."""
+    package = tmp_path / "src" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "def compute():\n    return 0\n\n\ntry:\n    from pkg._fast import compute\n"
+        "except ImportError:\n    pass\n",
+        encoding="utf-8",
+    )
+    (package / "_fast.py").write_text("def compute():\n    return 1\n", encoding="utf-8")
+    (package / "plain.py").write_text("def f():\n    return 2\n", encoding="utf-8")
+    units = Units(tmp_path)
+    assert units.locate("pkg.compute", ("src",)) == "src/pkg/_fast.py::compute"
+    assert units.locate("pkg.plain.f", ("src",)) == "src/pkg/plain.py::f"

@@ -8,8 +8,10 @@ declares the entry point, on `sys.path`: as a distribution installed beside docp
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -159,6 +161,16 @@ def test_a_registered_kind_is_checked_selected_and_listed_in_the_help(
     out = capsys.readouterr().out
     assert "  XT001  no listed page says TODO\n" in out
     assert out.index("DP016") < out.index("XT001") < out.index("exit status:")
+
+
+def test_a_kind_installed_where_the_kinds_were_read_is_found_next_time(site: Path) -> None:
+    """The registered kinds are read once per sys.path and its folders' times: no stale list."""
+    assert "todo" not in all_kinds()
+    time.sleep(0.01)  # a later modification time of the folder, on any file system's clock
+    _install(site, "todo-kind", "todo = todo_kind:TODO\n")
+    os.utime(site)
+    assert "todo" in all_kinds()
+    assert all_kinds() is not all_kinds()  # a copy: callers may change it
 
 
 def test_an_unknown_kind_lists_the_registered_ones(

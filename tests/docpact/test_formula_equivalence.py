@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,3 +148,29 @@ def test_every_single_node_mutation_reads_different(tree: Node, data: st.DataObj
     assert read_py(python(mutant)) != original
     assert read_tex(latex(mutant)) != original
     assert read_tex(latex(mutant)) == read_py(python(mutant))
+
+
+@pytest.mark.parametrize(
+    ("written", "same_as"),
+    [
+        (r"\frac12", r"\frac{1}{2}"),
+        (r"L = \frac12 x", r"L = \frac{1}{2} x"),
+        (r"\tfrac12 + x", r"\tfrac{1}{2} + x"),
+        (r"x^23", r"x^{2} 3"),
+        (r"x_12", r"x_{1} 2"),
+        (r"\frac 1 2", r"\frac{1}{2}"),
+        (r"D = \max(1, \mathrm{ num\_rows })", r"D = \max(1, \mathrm{num\_rows})"),
+        (r"T_{\mathrm{r}}", r"T_r"),
+        (r"\hat{\mathrm{A}}", r"\hat{A}"),
+        (r"\mathbb{R} x", r"R x"),
+        (r"\operatorname*{argmax} x", r"\operatorname{argmax} x"),
+        (r"x_{i}^{2} + 2.5", r"x_i^2 + 2.5"),
+    ],
+)
+def test_latex_is_read_as_tex_groups_its_arguments(written: str, same_as: str) -> None:
+    """A digit argument is one digit, a math alphabet's spaces and single letters fold."""
+    names = frozenset({"num_rows"})
+    assert read_latex(written, names).sides[0][0] == read_latex(same_as, names).sides[0][0]
+    assert [d[:2] for d in read_latex(written, names).divisions] == [
+        d[:2] for d in read_latex(same_as, names).divisions
+    ]
