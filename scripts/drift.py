@@ -35,7 +35,8 @@ VERIFICATION_PAGE = ROOT / "docs" / "verification.md"
 KILL_SENTENCE = re.compile(r"<!-- drift-count -->.*?<!-- /drift-count -->", re.DOTALL)
 
 # A failing property stops at its first counterexample, unshrunk (tests/conftest.py).
-PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-profile=drift"]
+DRIFT_PROFILE = "--hypothesis-profile=drift"
+PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", DRIFT_PROFILE]
 # The tests that run the pages or build the site belong to those checks, and the catalogue's
 # own test fails in every drifted copy by design, so unit-tests leaves them out.
 PAGE_TESTS = "tests/test_docs_pages.py"
@@ -379,8 +380,10 @@ def run_check(
     env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1"}
     python = str(VERL_PYTHON) if name == "verl" else sys.executable
     # A baseline runs some tests of a suite by id: its options, not its paths, `-m` or
-    # `--ignore`s, which an id needs none of.
-    command = [*PYTEST, *only] if only else CHECKS[name]
+    # `--ignore`s, which an id needs none of. A page alone loads no tests/conftest.py,
+    # which registers the drift profile: its examples run with Hypothesis's default.
+    options = PYTEST if name != "docs-examples" else [o for o in PYTEST if o != DRIFT_PROFILE]
+    command = [*options, *only] if only else CHECKS[name]
     result = subprocess.run(
         [python, *command], cwd=tree / root, env=env, capture_output=True, check=False
     )
