@@ -51,6 +51,10 @@ DOCUMENTED = {
         "Python-Markdown reference: markdown.extensions.attr_list"
     ),
     "markdown.extensions.toc.TocExtension": "Python-Markdown: Table of Contents extension",
+    # Python-Markdown's extension API ("Writing Extensions for Python-Markdown").
+    "markdown.Markdown": "Python-Markdown extension API: the md instance extendMarkdown gets",
+    "markdown.extensions.Extension": "Python-Markdown extension API: markdown.extensions",
+    "markdown.preprocessors.Preprocessor": "Python-Markdown extension API: Preprocessors",
     # MkDocs' plugin guide and API reference (mkdocs.org/dev-guide/plugins/, /dev-guide/api/).
     "mkdocs.config.base": "MkDocs plugin guide: config_scheme, base.Config",
     "mkdocs.config.config_options": "MkDocs plugin guide: config_scheme, config_options",
