@@ -237,9 +237,16 @@ def verl(session: nox.Session) -> None:
     python = _use_env(session, VERL)
     # Fails loudly if verl is missing, where the tests below would only be left uncollected.
     session.run(python, "-c", "import rolloutnorm.verl", external=True)
-    # The pages whose examples need verl, and the test that none of them is skipped here:
-    # the tests session runs every other page.
-    pages = ("docs/trainer-configuration.md", "docs/verl.md")
+    # The pages whose examples need verl (a skip without it), and the test that none of
+    # them is skipped here: the tests session runs every other page.
+    pages = sorted(
+        page.relative_to(ROOT).as_posix()
+        for page in (ROOT / "docs").rglob("*.md")
+        if any(
+            line.startswith("<!-- skip:") and 'importable("verl")' in line
+            for line in page.read_text("utf-8").splitlines()
+        )
+    )
     skips = (
         "tests/test_docs_pages.py::test_only_the_verl_examples_are_skipped_and_only_without_verl"
     )

@@ -403,16 +403,18 @@ def run_check(
 
 
 def _first_failed(output: str) -> str:
-    """The first test pytest's short summary names as failed, without its parameters.
+    """The first test pytest's short summary names as failed.
 
     The summary comes last: what a test printed before it (a pytest run of its own) is not
-    read. A parametrized test is run again whole: an id cut at its brackets cannot be
-    misread, whatever its parameters hold (spaces, ` - `).
+    read. An id whose parameters hold a space (or ` - `, which also ends the id on the
+    line) is cut at its brackets: the parametrized test runs again whole.
     """
     summary = output.rpartition(SUMMARY)[2] if SUMMARY in output else ""
     for line in summary.splitlines():
         if match := FAILED_TEST.match(line.strip()):
-            return match["node"].partition("[")[0]
+            node = match["node"]
+            whole = node.endswith("]") and " " not in node  # its parameters read unbroken
+            return node if "[" not in node or whole else node.partition("[")[0]
     return ""
 
 

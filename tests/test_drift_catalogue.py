@@ -287,14 +287,15 @@ def test_the_clean_copy_runs_again_each_test_and_page_that_caught_a_drift():
         ("FAILED tests/test_a.py::test_" + "x" * 200 + " - AssertionError", "x" * 200),
         ("FAILED tests/test_a.py::test_x[check's findings] - assert 1", "x"),
         ("FAILED tests/test_a.py::test_x[a - b]", "x"),
+        ("FAILED tests/test_a.py::test_x[2-floor] - AssertionError", "x[2-floor]"),
         ("FAILED tests/test_a.py::test_x", "x"),
     ],
 )
 def test_a_failed_tests_id_is_read_whole_from_the_summary(tmp_path, monkeypatch, summary, node):
     """The id a baseline runs: the summary's, not the evidence cut to 160 characters.
 
-    Its parameters are left out, whatever they hold; a FAILED line printed before the
-    summary (a test's own pytest run) is not read.
+    Its parameters are kept when they read unbroken, else left out; a FAILED line printed
+    before the summary (a test's own pytest run) is not read.
     """
     printed = "FAILED tests/inner.py::test_printed - by a test\n"
     output = f"{printed}=== short test summary info ===\n{summary}\n=== 1 failed ===\n"

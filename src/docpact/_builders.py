@@ -49,16 +49,17 @@ def zensical_build(argv: Sequence[str] | None = None) -> bool:
     argv = sys.argv if argv is None else argv
     if not argv or "zensical" not in sys.modules:
         return False
-    program = Path(argv[0])
-    return program.name == "zensical" or program.parts[-2:] == ("zensical", "__main__.py")
+    program = Path(argv[0])  # `zensical`, a wrapper such as Nix's `.zensical-wrapped`
+    return "zensical" in program.name or program.parts[-2:] == ("zensical", "__main__.py")
 
 
 def zensical_command(argv: Sequence[str] | None = None) -> tuple[str, str, bool]:
     """Zensical's command, the configuration file it names and whether `--strict` is set.
 
-    Read as click reads `zensical build`'s options: `-f FILE` (or `-fFILE`,
-    `--config-file FILE`, `--config-file=FILE`) takes a value, `-c` and `-s` do not and
-    may be grouped (`-cs`); the command is the first argument that is no option.
+    Read as click reads `zensical build`'s and `serve`'s options: `-f FILE` (or `-fFILE`,
+    `--config-file FILE`, `--config-file=FILE`) and serve's `-a ADDRESS` take a value,
+    `-c`, `-s` and `-o` do not and may be grouped (`-cs`); the command is the first
+    argument that is no option.
 
     Args:
         argv: The command line; `sys.argv` by default.
@@ -77,15 +78,18 @@ def zensical_command(argv: Sequence[str] | None = None) -> tuple[str, str, bool]
         i += 1
         if argument in {"--config-file", "-f"}:
             config, i = (rest[i] if i < len(rest) else ""), i + 1
+        elif argument in {"--dev-addr", "-a"}:
+            i += 1
         elif argument.startswith("--config-file="):
             config = argument.partition("=")[2]
         elif argument == "--strict":
             strict = True
         elif argument.startswith("-") and not argument.startswith("--"):
             for index, flag in enumerate(argument[1:], 1):
-                if flag == "f":  # the rest is its value, or the next argument is
-                    value = argument[index + 1 :]
-                    config, i = (value, i) if value else (rest[i] if i < len(rest) else "", i + 1)
+                if flag in "fa":  # the rest is its value, or the next argument is
+                    value = argument[index + 1 :] or (rest[i] if i < len(rest) else "")
+                    i += 0 if argument[index + 1 :] else 1
+                    config = value if flag == "f" else config
                     break
                 strict = strict or flag == "s"
     return command, config, strict

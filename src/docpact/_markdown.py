@@ -38,7 +38,6 @@ from docpact._check import check_project
 from docpact._model.errors import DocpactError
 from docpact._pyproject import find_pyproject, load_config
 from docpact._readers.files import Unreadable, read_text
-from docpact._readers.markdown.prose import page_lines, without_front_matter
 from docpact._registry import kind
 
 if TYPE_CHECKING:
@@ -101,7 +100,7 @@ class _Gate:
         self.config: Config | None = None
         # Each kind that changes pages: its name, site, page hook and the pages it rewrites.
         self.sites: list[tuple[str, Site, Callable[[str, str], str], tuple[str, ...]]] = []
-        self.bodies: dict[str, tuple[str, str]] = {}
+        self.bodies: dict[str, str] = {}
 
     def refresh(self) -> None:
         """Check the project again if a file the last check read changed."""
@@ -150,12 +149,9 @@ class _Gate:
                         text = read_text(self.config.root / page)
                     except Unreadable:
                         text = ""
-                    # Zensical drops YAML front matter alone; MkDocs, MultiMarkdown's too.
-                    self.bodies[page] = (
-                        _YAML_FRONT_MATTER.sub("", text, count=1).strip(),
-                        "\n".join(without_front_matter(page_lines(text))).strip(),
-                    )
-                if wanted in self.bodies[page]:
+                    # What Zensical renders: the page without its YAML front matter alone.
+                    self.bodies[page] = _YAML_FRONT_MATTER.sub("", text, count=1).strip()
+                if self.bodies[page] == wanted:
                     return page
         return None
 

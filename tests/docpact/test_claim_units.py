@@ -158,6 +158,15 @@ def test_a_units_blob_is_of_the_bytes_its_units_came_from(tmp_path: Path) -> Non
     assert units.get("m.py::outer") is not None
     (tmp_path / "m.py").write_text(SOURCE + "\nX = 2\n", encoding="utf-8")
     assert units.blob("m.py") == before
+    # The other way round: the blob read first, the units are of the bytes it is of.
+    later = Units(tmp_path)
+    blob = later.blob("m.py")
+    (tmp_path / "m.py").write_text(SOURCE.replace("return a", "return b"), encoding="utf-8")
+    now, then = later.get("m.py::outer"), units.get("m.py::outer")
+    assert now is not None
+    assert then is not None
+    assert now.fingerprint == then.fingerprint  # `return a`, not the edit's `return b`
+    assert blob != before
 
 
 def test_locate_follows_an_import_that_rebinds_a_name_the_module_defines(tmp_path: Path) -> None:

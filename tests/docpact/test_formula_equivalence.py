@@ -165,6 +165,10 @@ def test_every_single_node_mutation_reads_different(tree: Node, data: st.DataObj
         (r"\mathbb{R} x", r"R x"),
         (r"\operatorname*{argmax} x", r"\operatorname{argmax} x"),
         (r"x_{i}^{2} + 2.5", r"x_i^2 + 2.5"),
+        (r"x^ab", r"x^{a} b"),
+        (r"2^kn", r"2^{k} n"),
+        (r"\frac ab", r"\frac{a}{b}"),
+        (r"\frac a2", r"\frac{a}{2}"),
     ],
 )
 def test_latex_is_read_as_tex_groups_its_arguments(written: str, same_as: str) -> None:

@@ -36,6 +36,8 @@ PAGE = "docs/20-trainer-configuration.md"
         (["zensical", "build", "--config-file=a.yml", "--clean"], "build", "a.yml", False),
         (["zensical", "build", "--config-file", "-s"], "build", "-s", False),
         (["zensical", "serve", "-f", "build", "-s"], "serve", "build", True),
+        (["zensical", "serve", "-adev.fqdn:8000"], "serve", "", False),
+        (["zensical", "serve", "-a", "-s", "-of", "x.yml"], "serve", "x.yml", False),
         (["zensical", "--version"], "", "", False),
     ],
 )
@@ -54,6 +56,7 @@ def test_a_strict_build_is_zensicals_build_command_with_strict_alone(
     monkeypatch.setitem(sys.modules, "zensical", types.ModuleType("zensical"))
     assert _builders.strict_zensical_build(["/venv/bin/zensical", "build", "-s"])
     assert _builders.strict_zensical_build(["/site/zensical/__main__.py", "build", "-s"])
+    assert _builders.strict_zensical_build(["/nix/bin/.zensical-wrapped", "build", "-s"])
     assert not _builders.strict_zensical_build(["/venv/bin/pytest", "build", "-s"])
     assert not _builders.strict_zensical_build(["/venv/bin/zensical", "serve", "-s"])
     assert not _builders.strict_zensical_build(["/venv/bin/zensical", "build"])
@@ -141,7 +144,7 @@ def test_a_warning_ends_no_strict_build(
 
 
 def test_a_page_is_found_by_its_text_with_yaml_or_multimarkdown_metadata(zensical: Path) -> None:
-    """Zensical leaves YAML front matter out of what it renders; MkDocs MultiMarkdown's too."""
+    """Zensical leaves YAML front matter out of what it renders, and MultiMarkdown's in."""
     page = zensical / PAGE
     body = page.read_text("utf-8")
     gate = _markdown._gate("")

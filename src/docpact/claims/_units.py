@@ -91,7 +91,8 @@ class Units:
         self._files: dict[str, dict[str, Unit] | None] = {}
         self._lines: dict[str, dict[int, Unit]] = {}
         self._modules: dict[str, Any] = {}
-        self._blobs: dict[str, str | None] = {}
+        self._sources: dict[str, bytes | None] = {}  # each file's bytes, read once
+        self._trees: dict[str, ast.Module] = {}
 
     def of(self, path: str) -> dict[str, Unit] | None:
         """The units of a file, by qualified name, innermost last; `None` when it cannot be read.
@@ -219,21 +220,27 @@ class Units:
         Returns:
             The id, or `None` when the file cannot be read.
         """
-        if path not in self._blobs:
+        data = self._source(path)
+        return None if data is None else blob_id(data)
+
+    def _source(self, path: str) -> bytes | None:
+        """A file's bytes, read once: its blob id and its units are of the same bytes."""
+        if path not in self._sources:
             try:
-                self._blobs[path] = blob_id(read_data(self._root / path))
+                self._sources[path] = read_data(self._root / path)
             except Unreadable:
-                self._blobs[path] = None
-        return self._blobs[path]
+                self._sources[path] = None
+        return self._sources[path]
 
     def _imported(self, path: str) -> set[str]:
         """The names a module's imports bind, those in blocks (`try`, `if`) included.
 
         A name a module both defines and imports may be either: griffe says which.
         """
-        tree = parse_python(read_text(self._root / path), path)  # parsed once: cached
+        if self.of(path) is None:
+            return set()
         names: set[str] = set()
-        stack = [tree.body]
+        stack = [self._trees[path].body]
         while stack:
             for node in stack.pop():
                 if isinstance(node, ast.Import | ast.ImportFrom):
@@ -253,12 +260,14 @@ class Units:
         return self._modules[path]
 
     def _read(self, path: str) -> dict[str, Unit] | None:
+        data = self._source(path)
+        if data is None:
+            return None
         try:
-            data = read_data(self._root / path)
-            self._blobs.setdefault(path, blob_id(data))  # of the bytes the units come from
             tree = parse_python(decode(data), path)
         except Unreadable:
             return None
+        self._trees[path] = tree
         return {
             qualname: _unit(f"{path}::{qualname}", path, nodes)
             for qualname, nodes in _definitions(tree).items()

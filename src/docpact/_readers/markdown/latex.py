@@ -367,7 +367,7 @@ class _Parser:
                 name = name if name in self.operands else ""
             elif token == "^":
                 self.take()
-                value, name = f.power(value, self.group_or_atom()), ""
+                value, name = f.power(value, self.argument()), ""
             elif token == "(" and name:  # `name(r)`: an operand's application is the operand
                 args = self.arguments("(")
                 value = f.leaf(name) if name in self.operands else f.call(name, tuple(args))
@@ -407,9 +407,9 @@ class _Parser:
             return f.leaf(name), name
         if token in _FRACTIONS:
             self.take()
-            numerator = self.group_or_atom()
+            numerator = self.argument()
             start = self.offset()
-            denominator = self.group_or_atom()
+            denominator = self.argument()
             self.math.divisions.append((numerator, denominator, start))
             return f.divide(numerator, denominator), ""
         if token in _FUNCTIONS:
@@ -484,6 +484,15 @@ class _Parser:
         value = self.sum()
         self.take("}")
         return value
+
+    def argument(self) -> Expr:
+        r"""One argument, as TeX takes it: a braced group, else one token (`x^ab` is `x^a b`)."""
+        token = self.peek()
+        if token == "{":
+            return self.braced()
+        if _LETTER.fullmatch(token):
+            return f.leaf(self.take())
+        return self.atom()[0]
 
     def group_or_atom(self) -> Expr:
         return self.braced() if self.peek() == "{" else self.postfix()
