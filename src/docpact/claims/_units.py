@@ -92,6 +92,7 @@ class Units:
         self._lines: dict[str, dict[int, Unit]] = {}
         self._modules: dict[str, Any] = {}
         self._sources: dict[str, bytes | None] = {}  # each file's bytes, read once
+        self._blobs: dict[str, str | None] = {}
         self._trees: dict[str, ast.Module] = {}
 
     def of(self, path: str) -> dict[str, Unit] | None:
@@ -220,8 +221,10 @@ class Units:
         Returns:
             The id, or `None` when the file cannot be read.
         """
-        data = self._source(path)
-        return None if data is None else blob_id(data)
+        if path not in self._blobs:
+            data = self._source(path)
+            self._blobs[path] = None if data is None else blob_id(data)
+        return self._blobs[path]
 
     def _source(self, path: str) -> bytes | None:
         """A file's bytes, read once: its blob id and its units are of the same bytes."""
