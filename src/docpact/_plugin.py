@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
     from docpact._model.config import Config
+    from docpact._model.findings import Finding
 
 __all__ = ["DocpactPlugin"]
 
@@ -158,15 +159,11 @@ class DocpactPlugin(BasePlugin[_Options]):
         _defer_extensions(config, self.checker)
         if not config.strict:
             return
-        try:
-            found = check_project(self._project, self.checker)
-        except DocpactError as error:
-            raise PluginError(str(error)) from None
+        found = _checked(self._project, self.checker)
         errors = [finding for finding in found if finding.severity == "error"]
         if not errors:
             return  # logged after the pages, with what they add: nothing, all being checked
-        for finding in found:
-            (logger.error if finding.severity == "error" else logger.info)("docpact: %s", finding)
+        _log(found)
         self.checker = None  # logged: on_post_build, which a plugin error skips, has nothing
         noun = "error" if len(errors) == 1 else "errors"
         msg = f"docpact: {len(errors)} {noun}; the strict build stops before any page is built"
@@ -181,12 +178,7 @@ class DocpactPlugin(BasePlugin[_Options]):
         """
         if self._project is None or self.checker is None:
             return
-        try:
-            found = check_project(self._project, self.checker)
-        except DocpactError as error:
-            raise PluginError(str(error)) from None
-        for finding in found:  # a warning, by the contract's choice, fails no strict build
-            (logger.error if finding.severity == "error" else logger.info)("docpact: %s", finding)
+        _log(_checked(self._project, self.checker))
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the kinds' style sheets."""
@@ -203,6 +195,25 @@ class DocpactPlugin(BasePlugin[_Options]):
         for hook in self._pages:
             markdown = hook(name, markdown)
         return markdown
+
+
+def _checked(project: Config, checker: ContractExtension) -> list[Finding]:
+    """The build's findings: `check_project` through the build's checker, errors as plugin errors.
+
+    Raises:
+        PluginError: When a check cannot run (a broken registered kind, griffe too old to
+            call the checker).
+    """
+    try:
+        return check_project(project, checker)
+    except DocpactError as error:
+        raise PluginError(str(error)) from None
+
+
+def _log(found: list[Finding]) -> None:
+    """Log each finding: an error fails a strict build; a warning, a contract's choice, not."""
+    for finding in found:
+        (logger.error if finding.severity == "error" else logger.info)("docpact: %s", finding)
 
 
 def _defer_extensions(config: MkDocsConfig, checker: ContractExtension) -> None:

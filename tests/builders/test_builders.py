@@ -104,21 +104,32 @@ def _copy(name: str, destination: Path) -> Path:
     return destination
 
 
-def _build(builder: str, tree: Path, *, clean: bool = False) -> tuple[int, str]:
-    """Build the copy's site, strict: the exit status, and what was printed."""
-    python = sys.executable
-    if builder == "zensical":
-        command = [python, "-m", "zensical", "build", "--strict", *(["--clean"] if clean else [])]
-    else:
-        command = [python, "-m", builder, "build", "--strict", "--site-dir", f"_{builder}"]
-    # The copy's own docpact and packages, before the installed ones.
-    sources = os.pathsep.join(str(tree / path) for path in ("src", "rolloutnorm/src", "."))
-    env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"}
+def _build(
+    builder: str, tree: Path, *, clean: bool = False, strict: bool = True
+) -> tuple[int, str]:
+    """Build the copy's site, strict by default: the exit status, and what was printed."""
+    options = [*(["--strict"] if strict else []), *(["--clean"] if clean else [])]
+    if builder != "zensical":
+        options = [*options, "--site-dir", f"_{builder}"]
     done = subprocess.run(
-        command, cwd=tree, env=env, capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-m", builder, "build", *options],
+        cwd=tree,
+        env=_env(tree),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     output = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
     return done.returncode, output
+
+
+def _env(tree: Path) -> dict[str, str]:
+    """This environment's, with the copy's own docpact and packages before the installed ones."""
+    sources = os.pathsep.join(str(tree / path) for path in ("src", "rolloutnorm/src", "."))
+    env = os.environ | {"PYTHONPATH": sources, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"}
+    env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), env.get("PATH", "")))
+    return env
 
 
 def _edit(path: Path, old: str, new: str, whole: str = "") -> None:
@@ -188,11 +199,13 @@ def test_a_contract_edit_alone_is_caught_by_the_recipe_that_checks_before_the_bu
 
 def _run_recipe(tree: Path) -> tuple[int, str]:
     """Run docs/adopt.md's Zensical recipe in the copy, with this environment's commands."""
-    sources = os.pathsep.join(str(tree / path) for path in ("src", "rolloutnorm/src", "."))
-    env = os.environ | {"PYTHONPATH": sources, "NO_COLOR": "1"}
-    env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), env.get("PATH", "")))
     done = subprocess.run(
-        ["bash", "-c", _recipe()], cwd=tree, env=env, capture_output=True, text=True, check=False
+        ["bash", "-c", _recipe()],
+        cwd=tree,
+        env=_env(tree),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return done.returncode, done.stdout + done.stderr
 
@@ -223,18 +236,9 @@ def test_the_griffe_extension_alone_fails_a_strict_zensical_build_and_no_other(
     # It stops at the first package's findings: the claims whose code under test is there.
     assert (status, "Traceback" in output) == (1, False), output[-3000:]
     assert f"changed since the review: {path}::" in output, output[-3000:]
-    env = os.environ | {"PYTHONPATH": str(tree / "src"), "NO_COLOR": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "zensical", "build", "--clean"],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr  # not strict: printed, built
-    assert f"docpact: {at}: DP" in done.stdout + done.stderr  # every package's, once built
+    status, output = _build("zensical", tree, clean=True, strict=False)
+    assert status == 0, output  # not strict: printed, built
+    assert f"docpact: {at}: DP" in output  # every package's, once built
     assert (tree / "site" / "index.html").is_file()
 
 
