@@ -18,6 +18,7 @@ from docpact.claims._bindings import (
     source_lines,
 )
 from docpact.claims._fingerprint import code_fingerprint
+from docpact.claims._ledger import blob_id
 
 USAGE = 'write @claim("ID") with string literals, and reviewed= and session= by keyword'
 REVIEWED = "0123456789ab/ba9876543210"
@@ -134,6 +135,7 @@ def test_a_binding_is_read_from_from_docpact_import_claim(tmp_path: Path) -> Non
         node="test_sum",
         end=6,
         start=4,
+        blob=blob_id((tmp_path / "test_p.py").read_bytes()),
     )
     assert len(binding.code) == 12
     assert int(binding.code, 16) >= 0
@@ -1063,8 +1065,6 @@ def test_a_known_code_is_the_one_of_its_claim_where_two_properties_share_a_name(
     tmp_path: Path,
 ) -> None:
     """A test defined twice, bound to two claims: a review's code is its own claim's."""
-    from docpact.claims._ledger import blob_id
-
     source = (
         'from docpact import claim\n\n\n@claim("a")\ndef test_x():\n    assert 1\n\n\n'
         '@claim("b")\ndef test_x():\n    assert 2\n'
@@ -1074,9 +1074,9 @@ def test_a_known_code_is_the_one_of_its_claim_where_two_properties_share_a_name(
     codes = {binding.claim: binding.code for binding in plain}
     assert codes["a"] != codes["b"]
     blob = blob_id((tmp_path / "test_p.py").read_bytes())
-    known = {"test_p.py": (blob, {("test_x", "b"): codes["b"]})}
+    known = {"test_p.py": {blob: {("test_x", "b"): codes["b"]}}}
     reused, _ = read_bindings(tmp_path, ("test_p.py",), known)
     assert {binding.claim: binding.code for binding in reused} == codes
-    stale = {"test_p.py": ("0" * 40, {("test_x", "a"): "f" * 12})}  # another file's bytes
+    stale = {"test_p.py": {"0" * 40: {("test_x", "a"): "f" * 12}}}  # another file's bytes
     again, _ = read_bindings(tmp_path, ("test_p.py",), stale)
     assert {binding.claim: binding.code for binding in again} == codes

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from docpact.claims._ledger import blob_id
 from docpact.claims._units import Units
 from helpers import mkdocs_build, run_module
 from samples.drift import copy_project, drift
@@ -81,9 +82,14 @@ def test_xdist_workers_results_and_units_reach_the_file_with_the_commit(project:
                 "claim": "mass-per-rollout",
                 "code": "f0a5a7b1ea4a",
                 "outcome": "passed",
+                "blob": blob_id((project / "tests/test_loss.py").read_bytes()),
                 "units": {name: Units(project).get(name).fingerprint for name in UNITS},
             }
         ],
+        "files": {
+            path: blob_id((project / path).read_bytes())
+            for path in ("agentrl/loss.py", "tests/test_loss.py")
+        },
     }
 
 

@@ -176,6 +176,23 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
                 ', "units": {"::f": "abcdef012345"}',
             )
         ),
+        *(
+            (
+                '{"docpact_results": 2, "session": "", "commit": null, "dirty": false, '
+                f'"properties": [], "files": {files}}}',
+                "files must map each path to a git blob id, 40 or 64 lowercase hex digits",
+            )
+            for files in ("[]", '{"m.py": "abc"}', f'{{"m.py": "{"A" * 40}"}}', '{"m.py": 5}')
+        ),
+        *(
+            (
+                '{"docpact_results": 2, "session": "", "commit": null, "dirty": false, '
+                '"properties": [{"path": "a", "node": "b", "code": "c", "outcome": "passed", '
+                f'"units": {{}}, "blob": {blob}}}]}}',
+                "properties[0].blob must be a git blob id, 40 or 64 lowercase hex digits",
+            )
+            for blob in ("null", '"abc"', f'"{"0" * 41}"')
+        ),
     ],
     ids=[
         "json",
@@ -197,6 +214,13 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
         "units-short",
         "units-no-qualname",
         "units-no-path",
+        "files-list",
+        "files-short",
+        "files-uppercase",
+        "files-number",
+        "blob-null",
+        "blob-short",
+        "blob-long",
     ],
 )
 def test_a_file_that_is_not_a_results_file_says_why(tmp_path: Path, text: str, why: str) -> None:

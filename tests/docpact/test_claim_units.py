@@ -149,6 +149,46 @@ def test_a_file_whose_blob_is_the_reviews_is_not_parsed_again(tmp_path: Path) ->
     assert (name, unit.name if unit else None) == ("m.py::outer", "m.py::outer")
 
 
+def test_fingerprints_a_run_took_of_the_same_bytes_are_used_without_a_parse(
+    tmp_path: Path,
+) -> None:
+    """A run's fingerprints stand for the file while its bytes keep the run's blob id."""
+    from docpact.claims._ledger import blob_id
+
+    units = _units(tmp_path)
+    reviewed = {"m.py::outer": units.get("m.py::outer").fingerprint}  # type: ignore[union-attr]
+    review_blob = blob_id((tmp_path / "m.py").read_bytes())
+    (tmp_path / "m.py").write_text("# moved\n" + SOURCE, encoding="utf-8")  # layout only
+    now = blob_id((tmp_path / "m.py").read_bytes())
+    ran = Units(tmp_path)
+    taken = {"m.py::outer": ran.get("m.py::outer").fingerprint}  # type: ignore[union-attr]
+    assert taken == reviewed
+
+    later = Units(tmp_path)
+    later.take(taken, {"m.py": now})
+    assert later.changed(reviewed, {"m.py": review_blob}) == []
+    assert "m.py" not in later._files  # the run's fingerprint, not a parse
+    # A run that took another fingerprint of these bytes (another docpact's, or a file
+    # written by hand) is not taken on trust: the file is parsed, and the parse decides.
+    other = Units(tmp_path)
+    other.take({"m.py::outer": "0" * 12}, {"m.py": now})
+    assert other.changed(reviewed, {"m.py": review_blob}) == []
+    assert "m.py" in other._files
+    # Fingerprints of other bytes (the file edited since the run) are not used: it is parsed.
+    (tmp_path / "m.py").write_text(SOURCE.replace("return a", "return b"), encoding="utf-8")
+    edited = Units(tmp_path)
+    edited.take(taken, {"m.py": now})
+    [(name, unit)] = edited.changed(reviewed, {"m.py": review_blob})
+    assert name == "m.py::outer"
+    assert "m.py" in edited._files
+    # A unit the run did not fingerprint is read from the file.
+    partial = Units(tmp_path)
+    partial.take({"m.py::compat": "0" * 12}, {"m.py": blob_id((tmp_path / "m.py").read_bytes())})
+    assert [name for name, _ in partial.changed(reviewed, {"m.py": review_blob})] == [
+        "m.py::outer"
+    ]
+
+
 def test_a_units_blob_is_of_the_bytes_its_units_came_from(tmp_path: Path) -> None:
     """A file edited after its units were read keeps the blob of what was read."""
     from docpact.claims._ledger import blob_id

@@ -23,7 +23,7 @@ from docpact.__main__ import main
 from docpact.claims import _ledger
 from docpact.claims._analysis import analyse
 from docpact.claims._results import encode
-from docpact.claims._units import Units
+from docpact.claims._units import Units, split
 from helpers import run_module
 
 if TYPE_CHECKING:
@@ -173,10 +173,13 @@ def record(root: Path, *, dirty: bool = False, units: dict[str, list[str]] | Non
                 "claim": binding.claim,
                 "code": binding.code,
                 "outcome": "passed",
+                "blob": binding.blob,
                 "units": {name: now.get(name).fingerprint for name in names},  # type: ignore[union-attr]
             }
         )
-    write(root, RESULTS, encode("", git(root, "rev-parse", "HEAD"), dirty, entries))
+    paths = {split(name)[0] for entry in entries for name in entry["units"]}
+    blobs = {path: now.blob(path) for path in paths}
+    write(root, RESULTS, encode("", git(root, "rev-parse", "HEAD"), dirty, entries, blobs))
 
 
 def files(root: Path) -> dict[str, bytes]:

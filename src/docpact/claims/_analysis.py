@@ -112,14 +112,19 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
             pages[page] = error
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
     ledger = read_ledger(config.root)
-    known: dict[str, tuple[str, dict[tuple[str, str], str]]] = {}
-    for review in ledger.claims.values():  # a test file unchanged since its review
-        blob = review.files.get(review.path)
-        if blob and known.setdefault(review.path, (blob, {}))[0] == blob:
-            known[review.path][1][review.node, review.claim] = review.code
+    runs, bad_runs = read_runs(config.root, contract.results)
+    # The codes a review or a run took, of a test file's bytes by their blob id.
+    known: dict[str, dict[str, dict[tuple[str, str], str]]] = {}
+    for review in ledger.claims.values():
+        if blob := review.files.get(review.path):
+            known.setdefault(review.path, {}).setdefault(blob, {})
+            known[review.path][blob][review.node, review.claim] = review.code
+    for run in runs:
+        for (path, node), (claim, blob) in run.blobs.items():
+            known.setdefault(path, {}).setdefault(blob, {})
+            known[path][blob][node, claim] = run.outcomes[path, node][0]
     bindings, unreadable = read_bindings(config.root, contract.properties, known)
     names = sessions(config.root)
-    runs, bad_runs = read_runs(config.root, contract.results)
     return Analysis(
         contract,
         pages,

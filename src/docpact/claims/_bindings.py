@@ -76,6 +76,8 @@ class Binding:
             `Class::name` for a method.
         end: The last line of the decorated function.
         start: Its first line: its first decorator's, which may stand above the binding.
+        blob: The git blob id of the file's bytes that `code` was taken from; empty for a
+            binding read from a text (`read_text_bindings`).
     """
 
     path: str
@@ -91,12 +93,13 @@ class Binding:
     node: str = ""
     end: int = 0
     start: int = 0
+    blob: str = ""
 
 
 def read_bindings(
     root: Path,
     paths: tuple[str, ...],
-    known: dict[str, tuple[str, dict[tuple[str, str], str]]] | None = None,
+    known: dict[str, dict[str, dict[tuple[str, str], str]]] | None = None,
 ) -> tuple[list[Binding], list[tuple[str, int, str]]]:
     """Read every binding of the Python files under `paths`, in path and line order.
 
@@ -105,10 +108,10 @@ def read_bindings(
     Args:
         root: The project root.
         paths: Files and folders relative to the root; folders are searched recursively.
-        known: Fingerprints already taken, as the reviews recorded them: by file, its git
-            blob id then, and each property's code by node id and claim. A file whose bytes
-            still have that id has those fingerprints: its properties are not fingerprinted
-            again.
+        known: Fingerprints already taken, as the reviews and the test runs recorded them:
+            by file and git blob id, each property's code by node id and claim. A file whose
+            bytes have one of those ids has its fingerprints: its properties are not
+            fingerprinted again.
 
     Returns:
         The bindings, and the problems of files that cannot be read or parsed, as
@@ -132,8 +135,9 @@ def read_bindings(
         except Unreadable as error:
             problems.append((where, error.line, f"{where} {error.reason}"))
             continue
-        same = where in known and blob_id(data) == known[where][0]
-        bindings += _bindings(tree, where, text, shared, known[where][1] if same else {})
+        blob = blob_id(data)
+        codes = known.get(where, {}).get(blob, {})
+        bindings += _bindings(tree, where, text, shared, codes, blob)
     return bindings, problems
 
 
@@ -208,6 +212,7 @@ def _bindings(
     text: str,
     shared: Fingerprints | None = None,
     codes: dict[tuple[str, str], str] | None = None,
+    blob: str = "",
 ) -> list[Binding]:
     shared = shared or Fingerprints()
     nodes = shared.statements(tree)  # decorated definitions and imports are statements
@@ -264,6 +269,7 @@ def _bindings(
                         "node": node_id,
                         "end": node.end_lineno or node.lineno,
                         "start": min(d.lineno for d in node.decorator_list),
+                        "blob": blob,
                     }
                 )
     return sorted(found, key=lambda b: b.line)

@@ -260,7 +260,7 @@ class _Recorder:
         On an xdist worker, put the units its properties executed in its `workeroutput`.
         """
         from docpact.claims._results import OUTCOMES, encode
-        from docpact.claims._units import Units
+        from docpact.claims._units import Units, split
 
         if self.measured is not None:
             for key, names in self.measured.units().items():
@@ -280,13 +280,17 @@ class _Recorder:
                 "outcome": next(o for o in OUTCOMES if o in outcomes),
                 "units": _fingerprints(units, self.executed.get(key, set())),
             }
+            | _blob(self.bindings[key])
             | ({"counterexample": self.examples[key]} if key in self.examples else {})
             for key, outcomes in self.outcomes.items()
             if "failed" in outcomes
             or not (self.lost or self.functions.get(key, set()) & unfinished)
         }
         entries = self._kept(units) | entries
-        text = encode(self.session, self.commit, self.dirty, [entries[k] for k in sorted(entries)])
+        paths = {split(name)[0] for entry in entries.values() for name in entry["units"]}
+        files = {path: blob for path in paths if (blob := units.blob(path)) is not None}
+        ordered = [entries[k] for k in sorted(entries)]
+        text = encode(self.session, self.commit, self.dirty, ordered, files)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = _temporary(self.path)
@@ -323,6 +327,7 @@ class _Recorder:
             key: {"path": key[0], "node": key[1], "claim": binding.claim or ""}
             | {"code": code, "outcome": outcome}
             | {"units": _fingerprints(units, old.units.get(key, {}))}
+            | _blob(binding)
             | ({"counterexample": old.examples[key]} if key in old.examples else {})
             for key, (code, outcome) in old.outcomes.items()
             if (binding := self.bindings.get(key)) is not None and binding.code == code
@@ -356,6 +361,11 @@ class _Recorder:
             if candidate.is_relative_to(root):
                 return candidate.relative_to(root).as_posix()
         return None
+
+
+def _blob(binding: Binding) -> dict[str, str]:
+    """A results entry's `blob`: that of the test file's bytes its code was taken from."""
+    return {"blob": binding.blob} if binding.blob else {}
 
 
 def _fingerprints(units: Units, names: Iterable[str]) -> dict[str, str]:

@@ -10,8 +10,10 @@ one JSON object, written by `encode` alone:
 {"docpact_results": 2, "session": "tests", "commit": "<40 hex digits>", "dirty": false,
  "properties": [{"path": "tests/test_loss.py", "node": "test_mass", "claim": "mass",
                  "code": "<the property's code fingerprint>", "outcome": "passed",
+                 "blob": "<git blob id of tests/test_loss.py>",
                  "units": {"src/pkg/loss.py::mass": "<12 hex digits>",
-                           "tests/test_loss.py::test_mass": "<12 hex digits>"}}]}
+                           "tests/test_loss.py::test_mass": "<12 hex digits>"}}],
+ "files": {"src/pkg/loss.py": "<git blob id>", "tests/test_loss.py": "<git blob id>"}}
 ```
 
 `session` is the nox session that ran pytest (empty under plain pytest), `commit` the
@@ -20,7 +22,11 @@ had uncommitted changes then. Each bound property that ran has one entry: `faile
 any of its test items failed (a parametrized property has several), else `passed` when one
 passed, else `skipped`. A property that did not run has none. `units` names the units
 (`docpact.claims._units`) its items' setup and call phases executed, each with its
-fingerprint taken from the files as they were at the end of the run. A file whose session
+fingerprint taken from the files as they were at the end of the run. `blob` is the git blob
+id of the test file's bytes that `code` was taken from, and `files` the blob id of each
+file whose units were fingerprinted: where a file's bytes still have that id, `docpact check`
+takes its fingerprints from the run instead of parsing it again. Both are optional (a file
+without them only costs that parse); a file that gives them wrongly is refused. A file whose session
 is not a nox session name, or whose commit is not a hex commit id, is not a results file:
 the box shows both, and they come from whoever wrote the file; nor is a file of another
 version of the format.
@@ -79,6 +85,7 @@ OUTCOMES = ("failed", "passed", "skipped")
 
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _FINGERPRINT = re.compile(r"[0-9a-f]{12}")
+_BLOB = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,9 @@ class Run:
             `(path, node)`.
         mtime: When the file was written (its modification time, in seconds), which makes
             one run newer than another.
+        blobs: Each property's claim and the git blob id of the test file's bytes its code
+            fingerprint was taken from, by `(path, node)`.
+        files: The git blob id of each file whose units the run fingerprinted, by path.
     """
 
     path: str
@@ -107,6 +117,8 @@ class Run:
     examples: dict[tuple[str, str], str] = field(default_factory=dict)
     units: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     mtime: float = 0.0
+    blobs: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -127,7 +139,13 @@ class State:
     changed: bool = False
 
 
-def encode(session: str, commit: str | None, dirty: bool, entries: Iterable[dict[str, Any]]) -> str:
+def encode(
+    session: str,
+    commit: str | None,
+    dirty: bool,
+    entries: Iterable[dict[str, Any]],
+    files: dict[str, str] | None = None,
+) -> str:
     """A results file's text.
 
     Args:
@@ -135,7 +153,9 @@ def encode(session: str, commit: str | None, dirty: bool, entries: Iterable[dict
         commit: The commit, or `None`.
         dirty: Whether tracked files had uncommitted changes.
         entries: One `{"path", "node", "claim", "code", "outcome", "units"}` per property,
-            with `"counterexample"` where it failed with one; its units' keys are sorted.
+            with `"blob"` where its test file's blob id is known and `"counterexample"`
+            where it failed with one; its units' keys are sorted.
+        files: The blob id of each file whose units were fingerprinted, by path.
 
     Returns:
         The JSON text, ending with a line break.
@@ -148,6 +168,7 @@ def encode(session: str, commit: str | None, dirty: bool, entries: Iterable[dict
         "properties": [
             entry | {"units": dict(sorted(entry["units"].items()))} for entry in entries
         ],
+        "files": dict(sorted((files or {}).items())),
     }
     return json.dumps(document, indent=1) + "\n"
 
@@ -259,7 +280,14 @@ def _run(name: str, text: str) -> Run:
     if not isinstance(dirty, bool) or not isinstance(entries, list):
         msg = "dirty must be true or false and properties a list"
         raise ValueError(msg)
-    outcomes, examples, units = {}, {}, {}
+    files = data.get("files", {})
+    if not isinstance(files, dict) or not all(
+        isinstance(path, str) and isinstance(blob, str) and _BLOB.fullmatch(blob)
+        for path, blob in files.items()
+    ):
+        msg = "files must map each path to a git blob id, 40 or 64 lowercase hex digits"
+        raise ValueError(msg)
+    outcomes, examples, units, blobs = {}, {}, {}, {}
     for i, entry in enumerate(entries):
         values = entry if isinstance(entry, dict) else {}
         keys = ("path", "node", "code", "outcome")
@@ -279,7 +307,17 @@ def _run(name: str, text: str) -> Run:
         if example:
             examples[values["path"], values["node"]] = example
         units[values["path"], values["node"]] = _units(i, values.get("units"))
-    return Run(name, session, commit, dirty, outcomes, examples, units)
+        if "blob" not in values:  # a file of an older docpact: its codes are taken again
+            continue
+        blob, claim = values["blob"], values.get("claim")
+        if not (isinstance(blob, str) and _BLOB.fullmatch(blob)):
+            msg = f"properties[{i}].blob must be a git blob id, 40 or 64 lowercase hex digits"
+            raise ValueError(msg)
+        if isinstance(claim, str) and claim:
+            blobs[values["path"], values["node"]] = (claim, blob)
+    return Run(
+        name, session, commit, dirty, outcomes, examples, units, blobs=blobs, files=dict(files)
+    )
 
 
 def _units(i: int, units: object) -> dict[str, str]:

@@ -38,7 +38,11 @@ def units(subject: Subject) -> Any:
 def _units(subject: Subject) -> Any:
     from docpact.claims._units import Units
 
-    return Units(subject.config.root)
+    found = Units(subject.config.root)
+    for run in claims_analysis(subject).runs:  # what a run fingerprinted is not parsed again
+        for fingerprints in run.units.values():
+            found.take(fingerprints, run.files)
+    return found
 
 
 __all__ = ["CLAIM_WORDS", "RULES"]

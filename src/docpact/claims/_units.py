@@ -94,6 +94,22 @@ class Units:
         self._sources: dict[str, bytes | None] = {}  # each file's bytes, read once
         self._blobs: dict[str, str | None] = {}
         self._trees: dict[str, ast.Module] = {}
+        self._taken: dict[tuple[str, str], dict[str, str]] = {}  # by (path, blob id)
+
+    def take(self, fingerprints: dict[str, str], blobs: dict[str, str]) -> None:
+        """Note fingerprints taken elsewhere, of the files' bytes that had those blob ids.
+
+        `changed` takes a noted unit as unchanged without parsing its file while the
+        file's bytes still have that id and the noted fingerprint is the recorded one.
+
+        Args:
+            fingerprints: Fingerprints by unit name, as a test run recorded them.
+            blobs: The git blob id of each of their files' bytes then, by path.
+        """
+        for name, fingerprint in fingerprints.items():
+            path = split(name)[0]
+            if path in blobs:
+                self._taken.setdefault((path, blobs[path]), {})[name] = fingerprint
 
     def of(self, path: str) -> dict[str, Unit] | None:
         """The units of a file, by qualified name, innermost last; `None` when it cannot be read.
@@ -123,7 +139,9 @@ class Units:
             recorded: Fingerprints by unit name, as a run or a review recorded them.
             blobs: The git blob ids of the files the fingerprints were taken from, by path;
                 a file whose bytes still have that id is not parsed again: its units are
-                as they were.
+                as they were. Nor is a unit's file where a fingerprint noted (`take`) of
+                the file's bytes as they are is the recorded one; a noted fingerprint that
+                differs is not taken on trust: the file is parsed, and decides.
 
         Returns:
             Each changed unit's name with the unit as it is now, `None` where it is gone.
@@ -132,6 +150,9 @@ class Units:
         for name, fingerprint in sorted(recorded.items()):
             path = split(name)[0]
             if blobs and path in blobs and self.blob(path) == blobs[path]:
+                continue
+            taken = self._taken.get((path, self.blob(path) or ""), {})
+            if taken.get(name) == fingerprint:
                 continue
             unit = self.get(name)
             if unit is None or unit.fingerprint != fingerprint:
