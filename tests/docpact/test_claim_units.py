@@ -184,9 +184,7 @@ def test_fingerprints_a_run_took_of_the_same_bytes_are_used_without_a_parse(
     # A unit the run did not fingerprint is read from the file.
     partial = Units(tmp_path)
     partial.take({"m.py::compat": "0" * 12}, {"m.py": blob_id((tmp_path / "m.py").read_bytes())})
-    assert [name for name, _ in partial.changed(reviewed, {"m.py": review_blob})] == [
-        "m.py::outer"
-    ]
+    assert [name for name, _ in partial.changed(reviewed, {"m.py": review_blob})] == ["m.py::outer"]
 
 
 def test_a_units_blob_is_of_the_bytes_its_units_came_from(tmp_path: Path) -> None:
