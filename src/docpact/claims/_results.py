@@ -83,9 +83,8 @@ DEFAULT_RESULTS = (".docpact/results/*.json",)
 OUTCOMES = ("failed", "passed", "skipped")
 """A property's outcomes in a run, the one that wins first."""
 
-_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a commit's or a blob's, SHA-1 or SHA-256
 _FINGERPRINT = re.compile(r"[0-9a-f]{12}")
-_BLOB = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -274,7 +273,7 @@ def _run(name: str, text: str) -> Run:
     if session and not SESSION.fullmatch(session):
         msg = "session must be empty or a nox session name (letters, digits and _.-+)"
         raise ValueError(msg)
-    if commit is not None and not _COMMIT.fullmatch(commit):
+    if commit is not None and not _OBJECT_ID.fullmatch(commit):
         msg = "commit must be null or a commit's id, 40 or 64 lowercase hex digits"
         raise ValueError(msg)
     if not isinstance(dirty, bool) or not isinstance(entries, list):
@@ -282,7 +281,7 @@ def _run(name: str, text: str) -> Run:
         raise ValueError(msg)
     files = data.get("files", {})
     if not isinstance(files, dict) or not all(
-        isinstance(path, str) and isinstance(blob, str) and _BLOB.fullmatch(blob)
+        isinstance(path, str) and isinstance(blob, str) and _OBJECT_ID.fullmatch(blob)
         for path, blob in files.items()
     ):
         msg = "files must map each path to a git blob id, 40 or 64 lowercase hex digits"
@@ -310,7 +309,7 @@ def _run(name: str, text: str) -> Run:
         if "blob" not in values:  # a file of an older docpact: its codes are taken again
             continue
         blob, claim = values["blob"], values.get("claim")
-        if not (isinstance(blob, str) and _BLOB.fullmatch(blob)):
+        if not (isinstance(blob, str) and _OBJECT_ID.fullmatch(blob)):
             msg = f"properties[{i}].blob must be a git blob id, 40 or 64 lowercase hex digits"
             raise ValueError(msg)
         if isinstance(claim, str) and claim:

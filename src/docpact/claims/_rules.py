@@ -262,21 +262,22 @@ def _about(subject: Subject, page: str, line: int) -> list[tuple[str, int]]:
     """The objects a claim is about: those of the contracts whose docs sections hold it."""
     from docpact._readers.markdown.sections import sections
 
+    named = [
+        (contract, ref.partition("#")[2])
+        for contract in subject.config.contracts
+        if getattr(contract, "object", "")
+        for ref in contract.docs
+        if ref.partition("#")[0] == page
+    ]
     text = claims_analysis(subject).pages.get(page)
-    if not isinstance(text, str):
+    if not named or not isinstance(text, str):  # no contract names a section of the page
         return []
     held = {
         section.anchor
         for section in sections(text, subject.config.headings)
         if section.line <= line <= section.line + section.text.count("\n") + 1
     }
-    return [
-        (contract.object, contract.line)
-        for contract in subject.config.contracts
-        if getattr(contract, "object", "")
-        for ref in contract.docs
-        if ref.partition("#")[0] == page and ref.partition("#")[2] in held
-    ]
+    return [(contract.object, contract.line) for contract, anchor in named if anchor in held]
 
 
 def _suppressions_reviewed(subject: Subject) -> list[tuple[str, int, str]]:
