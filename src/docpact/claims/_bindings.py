@@ -33,7 +33,13 @@ from docpact._readers.files import (
     read_data,
     read_python,
 )
-from docpact.claims._fingerprint import MARKER, Fingerprints, code_fingerprint, is_claim
+from docpact.claims._fingerprint import (
+    MARKER,
+    Fingerprints,
+    code_fingerprint,
+    is_claim,
+    statements,
+)
 from docpact.claims._page import CLAIM_ID
 
 if TYPE_CHECKING:
@@ -369,7 +375,7 @@ def sessions(root: Path) -> set[str] | None:
     except Unreadable:
         return None
     names = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):  # a definition is a statement: no expression is visited
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         for decorator in node.decorator_list:
