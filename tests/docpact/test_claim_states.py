@@ -118,6 +118,31 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
     assert list(written["properties"][0]["units"]) == ["src/m.py::C.g", "src/m.py::f"]  # sorted
 
 
+def test_the_blob_ids_a_run_records_are_read_with_the_entry_they_belong_to(
+    tmp_path: Path,
+) -> None:
+    """A property's blob goes with its own entry's code; a later entry without one drops it."""
+    blob, other = "1" * 40, "2" * 64
+    entry = {"path": KEY[0], "node": KEY[1], "claim": "c", "outcome": "passed", "units": UNITS}
+    first = entry | {"code": "a" * 12, "blob": blob}
+    files = {"src/m.py": other}
+    (tmp_path / "one.json").write_text(encode("", None, False, [first], files), "utf-8")
+    (tmp_path / "two.json").write_text(
+        encode("", None, False, [first, entry | {"code": "b" * 12}], files), "utf-8"
+    )
+    (tmp_path / "three.json").write_text(
+        encode("", None, False, [first, entry | {"code": "b" * 12, "blob": other}]), "utf-8"
+    )
+    runs, problems = read_runs(tmp_path, ("*.json",))
+    assert problems == []
+    found = {run.path: (run.outcomes[KEY][0], run.blobs, run.files) for run in runs}
+    assert found == {
+        "one.json": ("a" * 12, {KEY: ("c", blob)}, files),
+        "two.json": ("b" * 12, {}, files),
+        "three.json": ("b" * 12, {KEY: ("c", other)}, {}),
+    }
+
+
 @pytest.mark.parametrize(
     ("text", "why"),
     [
@@ -180,7 +205,8 @@ def test_what_encode_writes_read_runs_reads(tmp_path: Path) -> None:
             (
                 '{"docpact_results": 2, "session": "", "commit": null, "dirty": false, '
                 f'"properties": [], "files": {files}}}',
-                "files must map each path to a git blob id, 40 or 64 lowercase hex digits",
+                "files must be absent or map each path to a git blob id, 40 or 64 lowercase "
+                "hex digits",
             )
             for files in ("[]", '{"m.py": "abc"}', f'{{"m.py": "{"A" * 40}"}}', '{"m.py": 5}')
         ),

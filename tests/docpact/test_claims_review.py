@@ -287,6 +287,38 @@ def test_a_changed_property_is_dp015_at_its_binding(
     )
 
 
+def test_a_runs_code_stands_in_for_a_parse_only_where_it_is_the_reviews(
+    reviewed: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test file changed since its review is not fingerprinted where a run of its bytes was.
+
+    And a run's code that differs from the review's (another docpact's, a file written by
+    hand) is not taken on trust: the file is fingerprinted, and decides.
+    """
+    from docpact.claims import _bindings
+
+    replace(reviewed, PROPS, "WEIGHTS = [0.5, 0.5]", "# the weights\nWEIGHTS = [0.5, 0.5]")
+    commit(reviewed)
+    record(reviewed)  # the run took the properties' codes of the file as it is now
+    taken = []
+    fingerprint = _bindings.code_fingerprint
+    monkeypatch.setattr(
+        _bindings, "code_fingerprint", lambda *a, **k: taken.append(a) or fingerprint(*a, **k)
+    )
+    assert run(capsys, "check") == (0, [], "")
+    assert taken == []
+    document = json.loads((reviewed / RESULTS).read_text(encoding="utf-8"))
+    for entry in document["properties"]:
+        entry["code"] = "0" * 12
+    write(reviewed, RESULTS, json.dumps(document))
+    before = ledger(reviewed)
+    status, out, _ = run(capsys, "check", "--select", "DP015")
+    assert (status, out) == (0, [])
+    assert len(taken) == 2  # both properties fingerprinted from the file
+    run(capsys, "claims", "--update")
+    assert ledger(reviewed) == before  # the run's codes never reach the ledger
+
+
 def test_a_changed_constant_of_the_module_changes_both_properties(
     reviewed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -113,16 +113,20 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
     ledger = read_ledger(config.root)
     runs, bad_runs = read_runs(config.root, contract.results)
-    # The codes a review or a run took, of a test file's bytes by their blob id.
+    # The codes a review took, of a test file's bytes by their blob id, and those a run took
+    # of other bytes where they confirm the review's: a run's code that differs from it is
+    # not taken on trust (another docpact's, a file written by hand): the file is parsed.
     known: dict[str, dict[str, dict[tuple[str, str], str]]] = {}
+    reviewed = {(r.path, r.node, r.claim): r.code for r in ledger.claims.values()}
     for review in ledger.claims.values():
         if blob := review.files.get(review.path):
             known.setdefault(review.path, {}).setdefault(blob, {})
             known[review.path][blob][review.node, review.claim] = review.code
     for run in runs:
         for (path, node), (claim, blob) in run.blobs.items():
-            known.setdefault(path, {}).setdefault(blob, {})
-            known[path][blob][node, claim] = run.outcomes[path, node][0]
+            code = run.outcomes[path, node][0]
+            if reviewed.get((path, node, claim)) == code:
+                known.setdefault(path, {}).setdefault(blob, {})[node, claim] = code
     bindings, unreadable = read_bindings(config.root, contract.properties, known)
     names = sessions(config.root)
     return Analysis(

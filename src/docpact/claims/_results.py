@@ -284,7 +284,10 @@ def _run(name: str, text: str) -> Run:
         isinstance(path, str) and isinstance(blob, str) and _OBJECT_ID.fullmatch(blob)
         for path, blob in files.items()
     ):
-        msg = "files must map each path to a git blob id, 40 or 64 lowercase hex digits"
+        msg = (
+            "files must be absent or map each path to a git blob id, 40 or 64 lowercase hex "
+            "digits"
+        )
         raise ValueError(msg)
     outcomes, examples, units, blobs = {}, {}, {}, {}
     for i, entry in enumerate(entries):
@@ -307,6 +310,7 @@ def _run(name: str, text: str) -> Run:
             examples[values["path"], values["node"]] = example
         units[values["path"], values["node"]] = _units(i, values.get("units"))
         if "blob" not in values:  # a file of an older docpact: its codes are taken again
+            blobs.pop((values["path"], values["node"]), None)  # not an earlier entry's blob
             continue
         blob, claim = values["blob"], values.get("claim")
         if not (isinstance(blob, str) and _OBJECT_ID.fullmatch(blob)):
@@ -314,6 +318,8 @@ def _run(name: str, text: str) -> Run:
             raise ValueError(msg)
         if isinstance(claim, str) and claim:
             blobs[values["path"], values["node"]] = (claim, blob)
+        else:
+            blobs.pop((values["path"], values["node"]), None)
     return Run(
         name, session, commit, dirty, outcomes, examples, units, blobs=blobs, files=dict(files)
     )
