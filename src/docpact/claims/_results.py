@@ -285,8 +285,7 @@ def _run(name: str, text: str) -> Run:
         for path, blob in files.items()
     ):
         msg = (
-            "files must be absent or map each path to a git blob id, 40 or 64 lowercase hex "
-            "digits"
+            "files must be absent or map each path to a git blob id, 40 or 64 lowercase hex digits"
         )
         raise ValueError(msg)
     outcomes, examples, units, blobs = {}, {}, {}, {}
