@@ -174,6 +174,13 @@ def test_fingerprints_a_run_took_of_the_same_bytes_are_used_without_a_parse(
     other.take({"m.py::outer": "0" * 12}, {"m.py": now})
     assert other.changed(reviewed, {"m.py": review_blob}) == []
     assert "m.py" in other._files
+    # Two runs that disagree on the same bytes vouch for nothing, in either order.
+    for first, second in ((taken, {"m.py::outer": "0" * 12}), ({"m.py::outer": "0" * 12}, taken)):
+        both = Units(tmp_path)
+        both.take(first, {"m.py": now})
+        both.take(second, {"m.py": now})
+        assert both.changed(reviewed, {"m.py": review_blob}) == []
+        assert "m.py" in both._files
     # Fingerprints of other bytes (the file edited since the run) are not used: it is parsed.
     (tmp_path / "m.py").write_text(SOURCE.replace("return a", "return b"), encoding="utf-8")
     edited = Units(tmp_path)

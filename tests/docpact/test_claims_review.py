@@ -319,6 +319,54 @@ def test_a_runs_code_stands_in_for_a_parse_only_where_it_is_the_reviews(
     assert ledger(reviewed) == before  # the run's codes never reach the ledger
 
 
+def _codes(root: Path, code: str | None = None) -> dict[str, str]:
+    """Each property's code in the results file; first set to `code` where it is given."""
+    document = json.loads((root / RESULTS).read_text(encoding="utf-8"))
+    for entry in document["properties"]:
+        entry["code"] = code or entry["code"]
+    write(root, RESULTS, json.dumps(document))
+    return {entry["node"]: entry["code"] for entry in document["properties"]}
+
+
+def test_a_runs_code_vouches_only_in_a_check_and_only_where_the_runs_agree(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A results file that vouches for the review's code of bytes whose code is another one.
+
+    The check takes it (that is what saves the fingerprint), unless another run disagrees.
+    What writes a review or a results file fingerprints the property itself.
+    """
+    config = load_config(reviewed / "pyproject.toml")
+    old = {b.node: b.code for b in analyse(config.contracts[0], config).bindings}  # type: ignore[arg-type]
+    replace(reviewed, PROPS, "/ 2 == 0.5", "/ 2 == 1 / 2")  # test_mean really changed
+    commit(reviewed)
+    record(reviewed)
+    honest = _codes(reviewed)
+    assert honest["test_mean"] != old["test_mean"]
+    _codes(reviewed, old["test_mean"])  # test_sum's is then wrong too, and refused
+    vouched = analyse(config.contracts[0], config, runs_vouch=True)  # type: ignore[arg-type]
+    plain = analyse(config.contracts[0], config)  # type: ignore[arg-type]
+    assert {b.node: b.code for b in vouched.bindings} == {
+        "test_sum": old["test_sum"],  # the run's code is not the review's: fingerprinted
+        "test_mean": old["test_mean"],  # the run's code is the review's: taken
+    }
+    assert {b.node: b.code for b in plain.bindings} == honest
+    assert run(capsys, "check", "--select", "DP015") == (0, [], "")
+    # A second run that took the honest code: the runs disagree, the file is fingerprinted.
+    (reviewed / RESULTS).with_name("other.json").write_bytes((reviewed / RESULTS).read_bytes())
+    _codes(reviewed, honest["test_mean"])
+    status, out, _ = run(capsys, "check", "--select", "DP015")
+    assert (status, [line.split(" DP015 ")[0] for line in out]) == (1, [f"{PROPS}:12:"])
+    # --update fingerprints the property: the run recorded another code, so it refuses.
+    (reviewed / RESULTS).with_name("other.json").unlink()
+    _codes(reviewed, old["test_mean"])
+    before = ledger(reviewed)
+    status, out, err = run(capsys, "claims", "--update", "mean-holds")
+    assert (status, out) == (2, [])
+    assert "none records test_mean (tests/test_props.py:12, claim mean-holds)" in err
+    assert ledger(reviewed) == before
+
+
 def test_a_changed_constant_of_the_module_changes_both_properties(
     reviewed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

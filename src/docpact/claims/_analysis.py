@@ -91,15 +91,20 @@ def claims_analysis(subject: Subject) -> Analysis:
 
 
 def _analysis(subject: Subject) -> Analysis:
-    return analyse(subject.contract, subject.config)
+    return analyse(subject.contract, subject.config, runs_vouch=True)
 
 
-def analyse(contract: ClaimsContract, config: Config) -> Analysis:
+def analyse(contract: ClaimsContract, config: Config, *, runs_vouch: bool = False) -> Analysis:
     """Read a claims contract's pages and properties.
 
     Args:
         contract: The claims contract.
         config: The project's configuration.
+        runs_vouch: Whether a code that the results files took of a test file's bytes as
+            they are now stands in for fingerprinting a property, where every run that took
+            one agrees and it is the review's code: a check's reading. What writes a review
+            or a results file (`docpact claims --update`, the pytest plugin) fingerprints,
+            so that no results file's code reaches the ledger or the next results file.
 
     Returns:
         What the contract's rules check.
@@ -113,20 +118,23 @@ def analyse(contract: ClaimsContract, config: Config) -> Analysis:
     read = {page: read_page(text) for page, text in pages.items() if isinstance(text, str)}
     ledger = read_ledger(config.root)
     runs, bad_runs = read_runs(config.root, contract.results)
-    # The codes a review took, of a test file's bytes by their blob id, and those a run took
-    # of other bytes where they confirm the review's: a run's code that differs from it is
-    # not taken on trust (another docpact's, a file written by hand): the file is parsed.
+    # The codes a review took, of a test file's bytes by their blob id, and those the runs
+    # took of other bytes where they agree and confirm the review's: a run's code that
+    # differs (another docpact's, a file written by hand) is not taken on trust.
     known: dict[str, dict[str, dict[tuple[str, str], str]]] = {}
     reviewed = {(r.path, r.node, r.claim): r.code for r in ledger.claims.values()}
     for review in ledger.claims.values():
         if blob := review.files.get(review.path):
             known.setdefault(review.path, {}).setdefault(blob, {})
             known[review.path][blob][review.node, review.claim] = review.code
-    for run in runs:
+    taken: dict[tuple[str, str, str, str], set[str]] = {}
+    for run in runs if runs_vouch else ():
         for (path, node), (claim, blob) in run.blobs.items():
-            code = run.outcomes[path, node][0]
-            if reviewed.get((path, node, claim)) == code:
-                known.setdefault(path, {}).setdefault(blob, {})[node, claim] = code
+            taken.setdefault((path, blob, node, claim), set()).add(run.outcomes[path, node][0])
+    for (path, blob, node, claim), codes in taken.items():
+        code = reviewed.get((path, node, claim))
+        if code is not None and codes == {code}:
+            known.setdefault(path, {}).setdefault(blob, {}).setdefault((node, claim), code)
     bindings, unreadable = read_bindings(config.root, contract.properties, known)
     names = sessions(config.root)
     return Analysis(

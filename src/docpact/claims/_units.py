@@ -16,7 +16,9 @@ comments and formatting do not count.
 docpact's pytest plugin takes the fingerprints of the units a property executed at the end of
 its run; `docpact check` takes them again from the files as they are (DP019), parsing only
 the files whose bytes differ from those the review read (their git blob ids, in the ledger):
-the same bytes give the same units.
+the same bytes give the same units. Nor, for a unit, a file whose bytes a results file's
+runs fingerprinted (`Units.take`), where they agree on the unit's fingerprint and it is the
+review's.
 """
 
 from __future__ import annotations
@@ -100,7 +102,8 @@ class Units:
         """Note fingerprints taken elsewhere, of the files' bytes that had those blob ids.
 
         `changed` takes a noted unit as unchanged without parsing its file while the
-        file's bytes still have that id and the noted fingerprint is the recorded one.
+        file's bytes still have that id and the noted fingerprint is the recorded one; where
+        two notes of the same bytes disagree, neither counts.
 
         Args:
             fingerprints: Fingerprints by unit name, as a test run recorded them.
@@ -109,7 +112,9 @@ class Units:
         for name, fingerprint in fingerprints.items():
             path = split(name)[0]
             if path in blobs:
-                self._taken.setdefault((path, blobs[path]), {})[name] = fingerprint
+                taken = self._taken.setdefault((path, blobs[path]), {})
+                # Two that disagree vouch for nothing (an empty one matches no fingerprint).
+                taken[name] = fingerprint if taken.get(name, fingerprint) == fingerprint else ""
 
     def of(self, path: str) -> dict[str, Unit] | None:
         """The units of a file, by qualified name, innermost last; `None` when it cannot be read.
