@@ -18,9 +18,9 @@ to the next stays: the system's file cache, and Python's bytecode cache
 (`PYTHONDONTWRITEBYTECODE` is left out of the commands' environment), which the untimed
 round warms, and the results files the last test runs wrote (`.docpact/results`), which
 the claims read as any check does: where a run fingerprinted a file whose bytes are still
-those, the check takes the run's fingerprints that confirm the review's (DP019's units, the
-properties' codes) instead of taking them again, so the figures are those of a check after
-the tests, as CI runs it. The limit, per project:
+those, the check takes the fingerprints that the runs agree on and that confirm the
+review's (DP019's units, the properties' codes) instead of taking them again, so the figures
+are those of a check after the tests, as CI runs it. The limit, per project:
 `docpact check` at most `RATIO` times griffe's load, or, where that load takes under `FLOOR`
 seconds, at most `MARGIN` seconds more than it, for both checks. `--check` exits 1 when a
 project is over its limit.

@@ -1626,6 +1626,25 @@ def pytest_run(root: Path) -> None:
     assert done.returncode == 0, done.stdout
 
 
+@pytest.mark.slow
+def test_the_recorder_fingerprints_what_a_results_file_vouches_for(
+    reviewed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A results file that vouches for the review's code does not carry it to the next one."""
+    config = load_config(reviewed / "pyproject.toml")
+    old = {b.node: b.code for b in analyse(config.contracts[0], config).bindings}  # type: ignore[arg-type]
+    replace(reviewed, PROPS, "/ 2 == 0.5", "/ 2 == 1 / 2")
+    commit(reviewed)
+    record(reviewed)
+    honest = _codes(reviewed)
+    _codes(reviewed, old["test_mean"])  # vouches for the review's code of the new bytes
+    assert run(capsys, "check", "--select", "DP015") == (0, [], "")  # the one run is taken
+    pytest_run(reviewed)
+    assert _codes(reviewed) == honest
+    status, out, _ = run(capsys, "check", "--select", "DP015")
+    assert (status, [line.split(" DP015 ")[0] for line in out]) == (1, [f"{PROPS}:12:"])
+
+
 @pytest.fixture
 def run_reviewed(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     """The project reviewed from a real run of its properties."""

@@ -102,9 +102,10 @@ def analyse(contract: ClaimsContract, config: Config, *, runs_vouch: bool = Fals
         config: The project's configuration.
         runs_vouch: Whether a code that the results files took of a test file's bytes as
             they are now stands in for fingerprinting a property, where every run that took
-            one agrees and it is the review's code: a check's reading. What writes a review
-            or a results file (`docpact claims --update`, the pytest plugin) fingerprints,
-            so that no results file's code reaches the ledger or the next results file.
+            one agrees and it is the review's code: how the check, the claim boxes and the
+            listing read. What writes a review or a results file (`docpact claims --update`,
+            the pytest plugin) never takes a results file's code, so that none reaches the
+            ledger or the next results file.
 
     Returns:
         What the contract's rules check.

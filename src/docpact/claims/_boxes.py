@@ -41,7 +41,7 @@ def _prepare(contract: ClaimsContract, config: Config) -> Callable[[str, str], s
     from docpact.claims._analysis import analyse
     from docpact.claims._page import read_page
 
-    analysis = analyse(contract, config)
+    analysis = analyse(contract, config, runs_vouch=True)  # the states the check reads
 
     def boxed(page: str, markdown: str) -> str:
         if page not in contract.pages:

@@ -30,11 +30,14 @@ __all__ = ["add_command"]
 logger = logging.getLogger("docpact")
 
 
-def analyse(contract: Any, config: Config) -> Any:
-    """The claims' analysis of a contract (`analysis.analyse`), imported when a command runs."""
+def analyse(contract: Any, config: Config, *, runs_vouch: bool = True) -> Any:
+    """The claims' analysis of a contract (`analysis.analyse`), imported when a command runs.
+
+    Read as a check reads it (`runs_vouch`), but for what writes the ledger.
+    """
     from docpact.claims._analysis import analyse as analysis
 
-    return analysis(contract, config)
+    return analysis(contract, config, runs_vouch=runs_vouch)
 
 
 def add_command(
@@ -116,7 +119,7 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
     if options.update or options.migrate:
         from docpact.claims._review import migrate, update  # not for a check
 
-        analysis = analyse(contract, config)
+        analysis = analyse(contract, config, runs_vouch=False)  # no run's code in the ledger
         done = (
             migrate(analysis, config) if options.migrate else update(analysis, config, options.ids)
         )

@@ -53,7 +53,7 @@ def impact(
     from docpact.claims._analysis import analyse
     from docpact.claims._units import Units
 
-    analysis, units = analyse(contract, config), Units(config.root)
+    analysis, units = analyse(contract, config, runs_vouch=True), Units(config.root)
     found = []
     for page, block in analysis.claims:
         spans: list[Span] = [("its text", page, block.line, block.last)]

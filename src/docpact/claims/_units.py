@@ -96,7 +96,7 @@ class Units:
         self._sources: dict[str, bytes | None] = {}  # each file's bytes, read once
         self._blobs: dict[str, str | None] = {}
         self._trees: dict[str, ast.Module] = {}
-        self._taken: dict[tuple[str, str], dict[str, str]] = {}  # by (path, blob id)
+        self._taken: dict[tuple[str, str], dict[str, str | None]] = {}  # by (path, blob id)
 
     def take(self, fingerprints: dict[str, str], blobs: dict[str, str]) -> None:
         """Note fingerprints taken elsewhere, of the files' bytes that had those blob ids.
@@ -113,8 +113,8 @@ class Units:
             path = split(name)[0]
             if path in blobs:
                 taken = self._taken.setdefault((path, blobs[path]), {})
-                # Two that disagree vouch for nothing (an empty one matches no fingerprint).
-                taken[name] = fingerprint if taken.get(name, fingerprint) == fingerprint else ""
+                # Two that disagree vouch for nothing: `None` matches no fingerprint.
+                taken[name] = fingerprint if taken.get(name, fingerprint) == fingerprint else None
 
     def of(self, path: str) -> dict[str, Unit] | None:
         """The units of a file, by qualified name, innermost last; `None` when it cannot be read.
