@@ -290,10 +290,9 @@ def git_head(folder: Path) -> tuple[str | None, bool]:
         checkout has no commit yet; and whether a tracked file has uncommitted changes
         (False without a commit).
     """
-    commit = git_commit(folder)
-    if commit is None:
+    commit, git = git_commit(folder), shutil.which("git")
+    if commit is None or git is None:
         return None, False
-    git = shutil.which("git") or "git"
     status = subprocess.run(
         [git, "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
         capture_output=True,

@@ -124,10 +124,9 @@ def analyse(contract: ClaimsContract, config: Config, *, runs_vouch: bool = Fals
     # differs (another docpact's, a file written by hand) is not taken on trust.
     known: dict[str, dict[str, dict[tuple[str, str], str]]] = {}
     reviewed = {(r.path, r.node, r.claim): r.code for r in ledger.claims.values()}
-    for review in ledger.claims.values():
-        if blob := review.files.get(review.path):
-            known.setdefault(review.path, {}).setdefault(blob, {})
-            known[review.path][blob][review.node, review.claim] = review.code
+    for (path, node, claim), code in reviewed.items():
+        if blob := ledger.claims[claim].files.get(path):
+            known.setdefault(path, {}).setdefault(blob, {})[node, claim] = code
     taken: dict[tuple[str, str, str, str], set[str]] = {}
     for run in runs if runs_vouch else ():
         for (path, node), (claim, blob) in run.blobs.items():

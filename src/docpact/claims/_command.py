@@ -30,10 +30,10 @@ __all__ = ["add_command"]
 logger = logging.getLogger("docpact")
 
 
-def analyse(contract: Any, config: Config, *, runs_vouch: bool = True) -> Any:
+def analyse(contract: Any, config: Config, *, runs_vouch: bool) -> Any:
     """The claims' analysis of a contract (`analysis.analyse`), imported when a command runs.
 
-    Read as a check reads it (`runs_vouch`), but for what writes the ledger.
+    `runs_vouch` as a check reads it, but for what writes the ledger.
     """
     from docpact.claims._analysis import analyse as analysis
 
@@ -110,7 +110,7 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
             raise DocpactError(msg)
         from docpact.claims._diff import claim_diff  # not for a check
 
-        for line in claim_diff(analyse(contract, config), config, options.diff):
+        for line in claim_diff(analyse(contract, config, runs_vouch=True), config, options.diff):
             logger.info("%s", line.rstrip("\n"))
         return 0
     if options.update and options.migrate:
@@ -145,7 +145,7 @@ def _claims(options: argparse.Namespace, config: Config, *, kind: Kind) -> int:
             len(done.files),
             "" if len(done.files) == 1 else "s",
         )
-    analysis = analyse(contract, config)  # again: the ledger changed
+    analysis = analyse(contract, config, runs_vouch=True)  # again: the ledger changed
     if not analysis.claims:
         logger.info(
             "no claims on the claims pages (%s): mark one with <!-- docpact: claim ID -->",

@@ -25,9 +25,10 @@ passed, else `skipped`. A property that did not run has none. `units` names the 
 fingerprint taken from the files as they were at the end of the run. `blob` is the git blob
 id of the test file's bytes that `code` was taken from, and `files` the blob id of each
 file whose units were fingerprinted: where a file's bytes still have that id, `docpact check`
-takes its fingerprints from the run instead of parsing it again. Both are optional (a file
-without them only costs that parse); a file that gives them wrongly is refused. A file whose session
-is not a nox session name, or whose commit is not a hex commit id, is not a results file:
+takes the fingerprints the runs agree on and the review recorded instead of taking them
+again (`docpact.claims._analysis`). Both are optional (a file without them only costs that
+work); a file that gives them wrongly is refused. A file whose session is not a nox
+session name, or whose commit is not a hex commit id, is not a results file:
 the box shows both, and they come from whoever wrote the file; nor is a file of another
 version of the format.
 
@@ -308,16 +309,13 @@ def _run(name: str, text: str) -> Run:
         if example:
             examples[values["path"], values["node"]] = example
         units[values["path"], values["node"]] = _units(i, values.get("units"))
-        if "blob" not in values:  # a file of an older docpact: its codes are taken again
-            blobs.pop((values["path"], values["node"]), None)  # not an earlier entry's blob
-            continue
-        blob, claim = values["blob"], values.get("claim")
-        if not (isinstance(blob, str) and _OBJECT_ID.fullmatch(blob)):
+        blob, claim = values.get("blob"), values.get("claim")
+        if "blob" in values and not (isinstance(blob, str) and _OBJECT_ID.fullmatch(blob)):
             msg = f"properties[{i}].blob must be a git blob id, 40 or 64 lowercase hex digits"
             raise ValueError(msg)
-        if isinstance(claim, str) and claim:
+        if isinstance(blob, str) and isinstance(claim, str) and claim:
             blobs[values["path"], values["node"]] = (claim, blob)
-        else:
+        else:  # an older docpact's file, or no claim: not an earlier entry's blob either
             blobs.pop((values["path"], values["node"]), None)
     return Run(
         name, session, commit, dirty, outcomes, examples, units, blobs=blobs, files=dict(files)

@@ -154,10 +154,9 @@ class Units:
         found = []
         for name, fingerprint in sorted(recorded.items()):
             path = split(name)[0]
-            if blobs and path in blobs and self.blob(path) == blobs[path]:
-                continue
-            taken = self._taken.get((path, self.blob(path) or ""), {})
-            if taken.get(name) == fingerprint:
+            blob = self.blob(path)
+            reviewed = blob is not None and blob == (blobs or {}).get(path)
+            if reviewed or self._taken.get((path, blob or ""), {}).get(name) == fingerprint:
                 continue
             unit = self.get(name)
             if unit is None or unit.fingerprint != fingerprint:
